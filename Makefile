@@ -1,0 +1,58 @@
+# rxe-odp: Soft-RoCE (rdma_rxe) with On-Demand Paging, built out of tree for
+# Debian 12's Linux 6.12.  See README.md.
+#
+#   make deps    install everything (Debian packages only; needs root)
+#   make         build build/rxe/rdma_rxe.ko and the userspace tools
+#   make demo    the main job, in a QEMU guest running Debian's 6.12 kernel
+#   make check   every test: host tests, then guest tests
+#   make bench   the full benchmark (out of CI's budget)
+
+SHELL := /bin/bash
+TOP := $(CURDIR)
+B := $(TOP)/build
+KVER ?= $(shell $(TOP)/scripts/kver.sh 2>/dev/null)
+export KVER
+RXE_ODP_VERSION ?= $(shell git -C $(TOP) describe --always --dirty 2>/dev/null | sed 's/^/rxe-odp-/' || echo rxe-odp-unknown)
+ifeq ($(RXE_ODP_VERSION),)
+RXE_ODP_VERSION := rxe-odp-unknown
+endif
+export RXE_ODP_VERSION
+
+.PHONY: all deps module userspace check check-host check-guest demo bench dkms-src clean help
+
+all: module userspace
+
+help:
+	@sed -n '1,10p' Makefile
+
+deps:
+	@bash $(TOP)/scripts/deps.sh
+
+module:
+	@test -n "$(KVER)" || { echo "make: cannot derive KVER; run 'make deps' or set KVER=" >&2; exit 1; }
+	@bash $(TOP)/scripts/build-module.sh $(TOP) $(B) $(KVER) $(RXE_ODP_VERSION)
+
+userspace:
+	@$(MAKE) --no-print-directory -C userspace OUT=$(B)/bin
+
+# Source tree for DKMS (dkms add build/dkms/rxe-odp-<version>).
+dkms-src:
+	@bash $(TOP)/scripts/dkms-src.sh $(TOP) $(B)/dkms $(RXE_ODP_VERSION)
+
+check: deps all
+	@bash $(TOP)/tests/check.sh
+
+check-host: all
+	@bash $(TOP)/tests/check.sh --host-only
+
+check-guest: all
+	@bash $(TOP)/tests/check.sh --guest-only
+
+demo: deps all
+	@bash $(TOP)/tests/demo.sh
+
+bench: deps all
+	@bash $(TOP)/bench/run.sh
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,45 @@
+#!/bin/bash
+# Sourced by the job script in the guest: bring up Soft-RoCE.
+#   RXE_MODE=ours   insmod the rdma_rxe.ko we built (RXE_KO), never Debian's
+#   RXE_MODE=stock  modprobe Debian's rdma_rxe (for comparisons)
+#   RXE_MODE=none   no RDMA
+# On success rxe0 runs on lo and RXE_GID holds the IPv4-mapped GID index.
+rxe_up() {
+	case "$RXE_MODE" in
+	none) return 0 ;;
+	ours)
+		modprobe -a ib_uverbs ib_core ip6_udp_tunnel udp_tunnel rdma_ucm || return 1
+		insmod "$RXE_KO" || { echo "guest: insmod $RXE_KO failed"; return 1; }
+		local v
+		v=$(cat /sys/module/rdma_rxe/version 2>/dev/null)
+		if [ "$v" != "$RXE_VERSION" ]; then
+			echo "guest: loaded rdma_rxe has version '$v', expected '$RXE_VERSION'"
+			return 1
+		fi
+		echo "guest: rdma_rxe $v loaded from $RXE_KO"
+		;;
+	stock)
+		modprobe -a rdma_rxe rdma_ucm || return 1
+		if [ -e /sys/module/rdma_rxe/version ]; then
+			echo "guest: stock rdma_rxe unexpectedly has a version stamp"
+			return 1
+		fi
+		echo "guest: Debian's stock rdma_rxe loaded ($(modinfo -n rdma_rxe))"
+		;;
+	*)
+		echo "guest: unknown RXE_MODE=$RXE_MODE"
+		return 1
+		;;
+	esac
+	rdma link add rxe0 type rxe netdev lo || return 1
+	local i
+	for i in $(seq 50); do
+		[ -e /sys/class/infiniband/rxe0/ports/1/gids/1 ] && break
+		sleep 0.1
+	done
+	RXE_GID=$(ibv_devinfo -v -d rxe0 | sed -n 's/.*GID\[ *\([0-9]*\)\]:.*::ffff:.*/\1/p' | head -1)
+	RXE_GID=${RXE_GID:-1}
+	export RXE_GID
+	chmod 666 /dev/infiniband/* 2>/dev/null
+	return 0
+}
