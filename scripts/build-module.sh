@@ -7,7 +7,9 @@
 # Extra make arguments (e.g. C=1 for sparse) come from $KBUILD_EXTRA_ARGS.
 # Fails if a patch does not apply (naming it) or the build prints a warning.
 set -euo pipefail
-src=$1 out=$2 kver=$3 version=$4
+[ $# -eq 4 ] || { echo "usage: $0 SRCDIR OUTDIR KVER VERSION" >&2; exit 2; }
+mkdir -p "$2"
+src=$(cd "$1" && pwd) out=$(cd "$2" && pwd) kver=$3 version=$4
 tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 kdir=/lib/modules/$kver/build
 rel=drivers/infiniband/sw/rxe
@@ -32,8 +34,17 @@ fi
 mkdir -p "$out"
 tree=$(mktemp -d "$out/kbuild.XXXXXX")
 trap 'rm -rf "$tree"' EXIT
-tar -xJf "$tarball" -C "$tree" --strip-components=1 --wildcards "*/$rel/*"
-[ -f "$tree/$rel/rxe.c" ] || { echo "build: $rel not found in $tarball" >&2; exit 1; }
+# Unpacking the whole xz tarball takes ~20 s; keep the pristine rxe sources,
+# keyed by the tarball's identity, and copy them for each build.
+pristine=${RXE_SRC_CACHE:-$src/build}/rxe-src-$(stat -c '%s-%Y' "$tarball")
+if [ ! -f "$pristine/$rel/rxe.c" ]; then
+	rm -rf "$pristine" "$pristine.tmp"
+	mkdir -p "$pristine.tmp"
+	tar -xJf "$tarball" -C "$pristine.tmp" --strip-components=1 --wildcards "*/$rel/*"
+	[ -f "$pristine.tmp/$rel/rxe.c" ] || { echo "build: $rel not found in $tarball" >&2; exit 1; }
+	mv -T "$pristine.tmp" "$pristine" 2>/dev/null || rm -rf "$pristine.tmp"
+fi
+cp -r "$pristine/." "$tree/"
 
 # Apply the series in order; stop at the first patch that does not apply cleanly.
 series=$src/patches/series
