@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * On-Demand Paging (ODP) memory regions for rxe.
+ *
+ * An ODP MR pins nothing. Its only translation is its ib_umem_odp: for
+ * rxe, a virtual-DMA device, dma_list[i] is the kernel address of umem page
+ * i with ODP_READ_ALLOWED_BIT / ODP_WRITE_ALLOWED_BIT in the low bits, and
+ * an entry is valid only while those bits are set. pfn_list is not used:
+ * hmm_range_fault() rewrites it without umem_mutex.
+ *
+ * Lock order:
+ *   mmap_lock (read)  ->  umem_mutex  ->  atomic_ops_lock
+ * mmap_lock is only taken by ib_umem_odp_map_dma_and_lock(), while rxe
+ * holds nothing; atomic_ops_lock (a spinlock) is only taken for the
+ * read-modify-write itself.
+ *
+ * Invalidate contract: rxe_odp_invalidate() takes umem_mutex, bumps the
+ * notifier sequence and clears every dma_list entry overlapping the range.
+ * Every access to an ODP page holds umem_mutex from the check that its
+ * entry is valid until the access is over, so once the callback returns,
+ * rxe no longer touches those pages and the kernel may free, move, swap
+ * or write-protect them. A range that may not block (OOM reaper) is
+ * refused instead of sleeping on the mutex; the core retries later.
+ *
+ * Fault contract: rxe_odp_map_range_and_lock() is the one way to reach ODP
+ * pages; it returns with umem_mutex held and the range valid for the
+ * access. It faults read-only for reads, so reading never breaks COW or
+ * dirties a page, and read-write for writes. It runs in process context or
+ * in the rxe_wq worker and is never called with umem_mutex or a spinlock
+ * held: a fault may sleep, and may invalidate this very MR (COW break,
+ * zero page replaced). Nothing under umem_mutex may allocate memory, since
+ * reclaim can call back into rxe_odp_invalidate().
+ */
+
+#include <linux/highmem.h>
+#include <linux/libnvdimm.h>
+#include <linux/mmu_notifier.h>
+#include <linux/moduleparam.h>
+#include <linux/overflow.h>
+#include <rdma/ib_umem_odp.h>
+#include <rdma/rdma_netlink.h>
+#include <rdma/restrack.h>
+
+#include "rxe.h"
+#include "rxe_loc.h"
+
+/* Largest fault-ahead accepted, in 4 KiB pages (4 MiB) */
+#define RXE_ODP_MAX_FAULT_AHEAD	1024
+
+static unsigned int odp_fault_ahead = 32;
+module_param(odp_fault_ahead, uint, 0644);
+MODULE_PARM_DESC(odp_fault_ahead,
+		 "When an ODP access must fault, also fault up to this many following 4 KiB pages of the MR that are not mapped yet (0-1024, default 32)");
+
+/* Bytes of an ODP MR accessed under one hold of umem_mutex */
+#define RXE_ODP_MAX_CHUNK	(64 * 1024)
+
+/*
+ * A successful fault leaves the range mapped under umem_mutex, so the
+ * re-check after it cannot fail; the bound only guards against looping
+ * forever should that ever change.
+ */
+#define RXE_ODP_FAULT_TRIES	3
+
+static const enum rxe_counters rxe_odp_dev_counter[RXE_ODP_NUM_STATS] = {
+	[RXE_ODP_STAT_FAULTS]		 = RXE_CNT_ODP_FAULTS,
+	[RXE_ODP_STAT_PAGES_FAULTED]	 = RXE_CNT_ODP_PAGES_FAULTED,
+	[RXE_ODP_STAT_INVALIDATIONS]	 = RXE_CNT_ODP_INVALIDATIONS,
+	[RXE_ODP_STAT_PAGES_INVALIDATED] = RXE_CNT_ODP_PAGES_INVALIDATED,
+	[RXE_ODP_STAT_FAULT_ERRORS]	 = RXE_CNT_ODP_FAULT_ERRORS,
+};
+
+static const char * const rxe_odp_stat_name[RXE_ODP_NUM_STATS] = {
+	[RXE_ODP_STAT_FAULTS]		 = "odp_faults",
+	[RXE_ODP_STAT_PAGES_FAULTED]	 = "odp_pages_faulted",
+	[RXE_ODP_STAT_INVALIDATIONS]	 = "odp_invalidations",
+	[RXE_ODP_STAT_PAGES_INVALIDATED] = "odp_pages_invalidated",
+	[RXE_ODP_STAT_FAULT_ERRORS]	 = "odp_fault_errors",
+};
+
+static inline struct ib_umem_odp *rxe_mr_odp(struct rxe_mr *mr)
+{
+	return to_ib_umem_odp(mr->umem);
+}
+
+/* umem pages are 4 KiB, or huge pages with IB_ACCESS_HUGETLB */
+static inline unsigned int rxe_odp_subpage_shift(struct ib_umem_odp *odp)
+{
+	return odp->page_shift - PAGE_SHIFT;
+}
+
+/* @mr may be NULL: the notifier can fire before registration finishes */
+static void rxe_odp_count(struct ib_umem_odp *odp, struct rxe_mr *mr,
+			  enum rxe_odp_stat stat, u64 n)
+{
+	rxe_counter_add(to_rdev(odp->umem.ibdev), rxe_odp_dev_counter[stat], n);
+	if (mr)
+		atomic64_add(n, &mr->odp_stats[stat]);
+}
+
+/*
+ * rxe has just accessed [va, va + len) of @mr's user mapping; umem_mutex
+ * is held, so those pages are still mapped. This is the one place that
+ * knows which pages rxe used, for page-use tracking to hook into. It must
+ * not sleep or allocate memory.
+ */
+static void rxe_odp_touched(struct rxe_mr *mr, u64 va, unsigned int len,
+			    bool write)
+{
+}
+
+static bool rxe_odp_invalidate(struct mmu_interval_notifier *mni,
+			       const struct mmu_notifier_range *range,
+			       unsigned long cur_seq)
+{
+	struct ib_umem_odp *odp =
+		container_of(mni, struct ib_umem_odp, notifier);
+	unsigned long start, end;
+	struct rxe_mr *mr;
+	int mapped;
+
+	if (!mmu_notifier_range_blockable(range))
+		return false;
+
+	mutex_lock(&odp->umem_mutex);
+	mmu_interval_set_seq(mni, cur_seq);
+
+	/*
+	 * Align the start down to a umem page: the unmap helper steps in
+	 * umem pages from @start and would miss the last huge page of an
+	 * unaligned range.
+	 */
+	start = max(ALIGN_DOWN(range->start, 1UL << odp->page_shift),
+		    ib_umem_start(odp));
+	end = min(range->end, ib_umem_end(odp));
+
+	mapped = odp->npages;
+	if (start < end)
+		ib_umem_odp_unmap_dma_pages(odp, start, end);
+
+	mr = odp->private;
+	rxe_odp_count(odp, mr, RXE_ODP_STAT_INVALIDATIONS, 1);
+	rxe_odp_count(odp, mr, RXE_ODP_STAT_PAGES_INVALIDATED,
+		      (u64)(mapped - odp->npages) <<
+		      rxe_odp_subpage_shift(odp));
+	mutex_unlock(&odp->umem_mutex);
+
+	return true;
+}
+
+static const struct mmu_interval_notifier_ops rxe_odp_mn_ops = {
+	.invalidate = rxe_odp_invalidate,
+};
+
+int rxe_odp_mr_init_user(struct rxe_dev *rxe, u64 start, u64 length,
+			 u64 iova, int access, struct rxe_mr *mr)
+{
+	struct ib_umem_odp *odp;
+	u64 end;
+
+	/* Implicit ODP (the whole address space) is not implemented */
+	if (!start && length == U64_MAX) {
+		rxe_dbg_dev(rxe, "implicit ODP is not supported\n");
+		return -EOPNOTSUPP;
+	}
+
+	/*
+	 * Persistence needs the pages checked for pmem when registered,
+	 * and an ODP MR has no pages then.
+	 */
+	if (access & IB_ACCESS_FLUSH_PERSISTENT) {
+		rxe_dbg_dev(rxe, "ODP MR cannot be FLUSH_PERSISTENT\n");
+		return -EOPNOTSUPP;
+	}
+
+	if (!length)
+		return -EINVAL;
+
+	/* Every later iova check relies on these sums not wrapping */
+	if (check_add_overflow(start, length, &end) ||
+	    check_add_overflow(iova, length, &end))
+		return -EOVERFLOW;
+
+	rxe_mr_init(access, mr);
+
+	odp = ib_umem_odp_get(&rxe->ib_dev, start, length, access,
+			      &rxe_odp_mn_ops);
+	if (IS_ERR(odp)) {
+		rxe_dbg_mr(mr, "ib_umem_odp_get failed, err = %ld\n",
+			   PTR_ERR(odp));
+		return PTR_ERR(odp);
+	}
+
+	/* The notifier is live already: publish @mr to it under its lock */
+	mutex_lock(&odp->umem_mutex);
+	odp->private = mr;
+	mutex_unlock(&odp->umem_mutex);
+
+	mr->umem = &odp->umem;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->ibmr.type = IB_MR_TYPE_USER;
+	mr->state = RXE_MR_STATE_VALID;
+
+	return 0;
+}
+
+/* Translate [iova, iova + length) of @mr to the owner's virtual address */
+static int rxe_odp_iova_to_va(struct rxe_mr *mr, u64 iova, u64 length,
+			      u64 *va)
+{
+	u64 end;
+
+	if (check_add_overflow(iova, length, &end) ||
+	    iova < mr->ibmr.iova ||
+	    end - mr->ibmr.iova > mr->ibmr.length) {
+		rxe_dbg_mr(mr, "iova %#llx length %#llx out of range\n",
+			   iova, length);
+		return -EINVAL;
+	}
+
+	/* Cannot wrap: umem address + length was checked at registration */
+	*va = mr->umem->address + (iova - mr->ibmr.iova);
+	return 0;
+}
+
+static inline bool rxe_odp_entry_ok(struct ib_umem_odp *odp,
+				    unsigned long idx, u64 perm)
+{
+	return (odp->dma_list[idx] & perm) == perm;
+}
+
+/*
+ * rxe_odp_map_range_and_lock - make [@va, @va + @len) of @mr accessible
+ * @write: the access writes, so the pages must be mapped writable
+ *
+ * Returns 0 with umem_mutex held, or a negative errno without it. When a
+ * fault is needed it also covers up to odp_fault_ahead following pages of
+ * the MR that are not mapped with the needed permission yet, so a stream
+ * of MTU-sized packets does not fault once per packet.
+ */
+static int rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
+				      unsigned int len, bool write)
+{
+	struct ib_umem_odp *odp = rxe_mr_odp(mr);
+	u64 perm = ODP_READ_ALLOWED_BIT | (write ? ODP_WRITE_ALLOWED_BIT : 0);
+	unsigned int shift = odp->page_shift;
+	unsigned long first, last, idx, stop, max_idx, ahead;
+	int tries, np, err;
+
+	might_sleep();
+
+	if (write && !odp->umem.writable) {
+		err = -EPERM;
+		goto out_err;
+	}
+
+	first = (va - ib_umem_start(odp)) >> shift;
+	last = (va + len - 1 - ib_umem_start(odp)) >> shift;
+	max_idx = ib_umem_odp_num_pages(odp) - 1;
+	ahead = min_t(unsigned int, READ_ONCE(odp_fault_ahead),
+		      RXE_ODP_MAX_FAULT_AHEAD) >> rxe_odp_subpage_shift(odp);
+
+	mutex_lock(&odp->umem_mutex);
+	for (tries = 0; ; tries++) {
+		for (idx = first; idx <= last; idx++)
+			if (!rxe_odp_entry_ok(odp, idx, perm))
+				break;
+		if (idx > last)
+			return 0;
+
+		stop = min(last + ahead, max_idx);
+		while (last < stop && !rxe_odp_entry_ok(odp, last + 1, perm))
+			last++;
+		mutex_unlock(&odp->umem_mutex);
+
+		if (tries == RXE_ODP_FAULT_TRIES) {
+			err = -EAGAIN;
+			goto out_err;
+		}
+
+		np = ib_umem_odp_map_dma_and_lock(odp,
+						  ib_umem_start(odp) +
+						  ((u64)idx << shift),
+						  (u64)(last - idx + 1) << shift,
+						  perm, true);
+		if (np < 0) {
+			err = np;
+			goto out_err;
+		}
+		rxe_odp_count(odp, mr, RXE_ODP_STAT_FAULTS, 1);
+		rxe_odp_count(odp, mr, RXE_ODP_STAT_PAGES_FAULTED,
+			      (u64)np << rxe_odp_subpage_shift(odp));
+		/* only the pages this access needs have to be re-checked */
+		last = (va + len - 1 - ib_umem_start(odp)) >> shift;
+	}
+
+out_err:
+	rxe_dbg_mr(mr, "%s fault at va %#llx length %u failed, err = %d\n",
+		   write ? "write" : "read", va, len, err);
+	rxe_odp_count(odp, mr, RXE_ODP_STAT_FAULT_ERRORS, 1);
+	return err;
+}
+
+/* The 4 KiB page holding @va; its umem page must be mapped (umem_mutex) */
+static struct page *rxe_odp_va_to_page(struct ib_umem_odp *odp, u64 va)
+{
+	u64 off = va - ib_umem_start(odp);
+	dma_addr_t dma = odp->dma_list[off >> odp->page_shift];
+
+	return ib_virt_dma_to_page((dma & ODP_DMA_ADDR_MASK) +
+				   (off & ((1ULL << odp->page_shift) - 1)));
+}
+
+static void rxe_odp_copy_locked(struct ib_umem_odp *odp, u64 va, void *addr,
+				unsigned int length, enum rxe_mr_copy_dir dir)
+{
+	while (length) {
+		unsigned int offset = offset_in_page(va);
+		unsigned int bytes = min_t(unsigned int, length,
+					   PAGE_SIZE - offset);
+		u8 *kaddr = kmap_local_page(rxe_odp_va_to_page(odp, va));
+
+		if (dir == RXE_FROM_MR_OBJ)
+			memcpy(addr, kaddr + offset, bytes);
+		else
+			memcpy(kaddr + offset, addr, bytes);
+		kunmap_local(kaddr);
+
+		va += bytes;
+		addr += bytes;
+		length -= bytes;
+	}
+}
+
+/*
+ * Copy to or from an ODP MR. The callers map every failure to fault in
+ * to an error completion: -EFAULT gives IB_WC_LOC_PROT_ERR on the
+ * requester, any error is an R_Key violation on the responder.
+ */
+int rxe_odp_mr_copy(struct rxe_mr *mr, u64 iova, void *addr,
+		    unsigned int length, enum rxe_mr_copy_dir dir)
+{
+	struct ib_umem_odp *odp = rxe_mr_odp(mr);
+	bool write = dir == RXE_TO_MR_OBJ;
+	u64 va;
+	int err;
+
+	err = rxe_odp_iova_to_va(mr, iova, length, &va);
+	if (err)
+		return err;
+
+	while (length) {
+		unsigned int chunk = min_t(unsigned int, length,
+					   RXE_ODP_MAX_CHUNK);
+
+		if (rxe_odp_map_range_and_lock(mr, va, chunk, write))
+			return -EFAULT;
+		rxe_odp_copy_locked(odp, va, addr, chunk, dir);
+		rxe_odp_touched(mr, va, chunk, write);
+		mutex_unlock(&odp->umem_mutex);
+
+		va += chunk;
+		addr += chunk;
+		length -= chunk;
+	}
+
+	return 0;
+}
+
+/* Returns a resp_states value, as rxe_mr_do_atomic_op() does */
+int rxe_odp_atomic_op(struct rxe_mr *mr, u64 iova, int opcode,
+		      u64 compare, u64 swap_add, u64 *orig_val)
+{
+	struct ib_umem_odp *odp = rxe_mr_odp(mr);
+	u64 value, va, *kaddr;
+	unsigned int offset;
+
+	if (rxe_odp_iova_to_va(mr, iova, sizeof(value), &va))
+		return RESPST_ERR_RKEY_VIOLATION;
+
+	/* iova and va share their page offset, so check before faulting */
+	if (unlikely(!IS_ALIGNED(va, sizeof(value)))) {
+		rxe_dbg_mr(mr, "iova not aligned\n");
+		return RESPST_ERR_MISALIGNED_ATOMIC;
+	}
+
+	if (rxe_odp_map_range_and_lock(mr, va, sizeof(value), true))
+		return RESPST_ERR_RKEY_VIOLATION;
+
+	offset = offset_in_page(va);
+	kaddr = kmap_local_page(rxe_odp_va_to_page(odp, va));
+
+	spin_lock_bh(&atomic_ops_lock);
+	value = kaddr[offset >> 3];
+	*orig_val = value;
+	if (opcode == IB_OPCODE_RC_COMPARE_SWAP) {
+		if (value == compare)
+			kaddr[offset >> 3] = swap_add;
+	} else {
+		kaddr[offset >> 3] = value + swap_add;
+	}
+	spin_unlock_bh(&atomic_ops_lock);
+
+	kunmap_local(kaddr);
+	rxe_odp_touched(mr, va, sizeof(value), true);
+	mutex_unlock(&odp->umem_mutex);
+
+	return RESPST_NONE;
+}
+
+#if defined CONFIG_64BIT
+/* Returns a resp_states value, as rxe_mr_do_atomic_write() does */
+int rxe_odp_atomic_write(struct rxe_mr *mr, u64 iova, u64 value)
+{
+	struct ib_umem_odp *odp = rxe_mr_odp(mr);
+	unsigned int offset;
+	u64 va, *kaddr;
+
+	/* See IBA oA19-28 */
+	if (rxe_odp_iova_to_va(mr, iova, sizeof(value), &va))
+		return RESPST_ERR_RKEY_VIOLATION;
+
+	/* See IBA A19.4.2 */
+	if (unlikely(!IS_ALIGNED(va, sizeof(value)))) {
+		rxe_dbg_mr(mr, "misaligned address\n");
+		return RESPST_ERR_MISALIGNED_ATOMIC;
+	}
+
+	if (rxe_odp_map_range_and_lock(mr, va, sizeof(value), true))
+		return RESPST_ERR_RKEY_VIOLATION;
+
+	offset = offset_in_page(va);
+	kaddr = kmap_local_page(rxe_odp_va_to_page(odp, va));
+	/* Do atomic write after all prior operations have completed */
+	smp_store_release(&kaddr[offset >> 3], value);
+	kunmap_local(kaddr);
+
+	rxe_odp_touched(mr, va, sizeof(value), true);
+	mutex_unlock(&odp->umem_mutex);
+
+	return RESPST_NONE;
+}
+#else
+int rxe_odp_atomic_write(struct rxe_mr *mr, u64 iova, u64 value)
+{
+	return RESPST_ERR_UNSUPPORTED_OPCODE;
+}
+#endif
+
+/*
+ * Write back the CPU cache for the pages of [iova, iova + length) that rxe
+ * can reach now. Registration refuses IB_ACCESS_FLUSH_PERSISTENT for ODP,
+ * so the responder does not get here; it is kept correct regardless. It
+ * does not fault: a page rxe cannot reach holds nothing rxe wrote since
+ * it was last invalidated, and faulting a whole MR in for a flush would
+ * defeat ODP.
+ */
+int rxe_odp_flush_pmem_iova(struct rxe_mr *mr, u64 iova, unsigned int length)
+{
+	struct ib_umem_odp *odp = rxe_mr_odp(mr);
+	u64 va;
+	int err;
+
+	err = rxe_odp_iova_to_va(mr, iova, length, &va);
+	if (err)
+		return err;
+
+	while (length) {
+		unsigned int chunk = min_t(unsigned int, length,
+					   RXE_ODP_MAX_CHUNK);
+		u64 end = va + chunk;
+
+		mutex_lock(&odp->umem_mutex);
+		while (va < end) {
+			unsigned int offset = offset_in_page(va);
+			unsigned int bytes = min_t(u64, end - va,
+						   PAGE_SIZE - offset);
+			unsigned long idx =
+				(va - ib_umem_start(odp)) >> odp->page_shift;
+			u8 *kaddr;
+
+			if (rxe_odp_entry_ok(odp, idx, ODP_READ_ALLOWED_BIT)) {
+				kaddr = kmap_local_page(rxe_odp_va_to_page(odp,
+									   va));
+				arch_wb_cache_pmem(kaddr + offset, bytes);
+				kunmap_local(kaddr);
+			}
+			va += bytes;
+		}
+		mutex_unlock(&odp->umem_mutex);
+		length -= chunk;
+		cond_resched();
+	}
+
+	return 0;
+}
+
+/* Driver attributes of "rdma resource show mr -dd" */
+int rxe_odp_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
+{
+	struct rxe_mr *mr = to_rmr(ibmr);
+	struct ib_umem_odp *odp;
+	struct nlattr *table;
+	int i;
+
+	if (!rxe_mr_is_odp(mr))
+		return 0;
+	odp = rxe_mr_odp(mr);
+
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+
+	if (rdma_nl_put_driver_string(msg, "odp", "explicit"))
+		goto err;
+	/* a snapshot; umem_mutex is not needed for one racy read */
+	if (rdma_nl_put_driver_u64(msg, "odp_mapped_pages",
+				   (u64)READ_ONCE(odp->npages) <<
+				   rxe_odp_subpage_shift(odp)))
+		goto err;
+	for (i = 0; i < RXE_ODP_NUM_STATS; i++)
+		if (rdma_nl_put_driver_u64(msg, rxe_odp_stat_name[i],
+					   atomic64_read(&mr->odp_stats[i])))
+			goto err;
+
+	nla_nest_end(msg, table);
+	return 0;
+
+err:
+	nla_nest_cancel(msg, table);
+	return -EMSGSIZE;
+}
