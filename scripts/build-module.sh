@@ -86,10 +86,11 @@ if grep -E 'warning:|error:' "$log" >&2; then
 fi
 cp "$log" "$out/build.log"
 trap - EXIT
-ln -sfn "$(basename "$tree")/$rel" "$out/rxe.new"
-mv -T "$out/rxe.new" "$out/rxe"
+# Only the tree this build replaces is removed: another build may be running
+# in a kbuild.* directory of its own.
+prev=$(readlink "$out/rxe" 2>/dev/null || true)
+ln -sfn "$(basename "$tree")/$rel" "$out/rxe.new.$$"
+mv -T "$out/rxe.new.$$" "$out/rxe"
 echo "$stamp" >"$out/rxe.stamp"
-for old in "$out"/kbuild.*; do
-	[ "$old" = "$tree" ] || rm -rf "$old"
-done
+case "$prev" in kbuild.*/*) rm -rf "${out:?}/${prev%%/*}" ;; esac
 echo "build: $out/rxe/rdma_rxe.ko ($n patches, version $version, kernel $kver)"

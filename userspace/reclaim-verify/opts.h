@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Command line of reclaim-verify: parsed into struct rv_config, no globals. */
+#ifndef RV_OPTS_H
+#define RV_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum rv_mode { RV_LOOPBACK, RV_SERVER, RV_CLIENT };
+enum rv_mrkind { RV_MR_ODP, RV_MR_PINNED, RV_MR_MIX };
+
+enum rv_op { RV_OP_WRITE, RV_OP_READ, RV_OP_SEND, RV_OP_ATOMIC, RV_NOPS };
+
+/* Reclaim event kinds; every one is on by default. */
+enum rv_kind {
+	RV_EV_PAGEOUT,
+	RV_EV_DONTNEED,
+	RV_EV_REMAP,
+	RV_EV_MPROTECT,
+	RV_EV_FORK,
+	RV_EV_THP,
+	RV_EV_COMPACT,
+	RV_EV_CGROUP,
+	RV_NKINDS
+};
+
+struct rv_config {
+	enum rv_mode mode;
+	char addr[128];		/* loopback/client: server address; server: bind address */
+	unsigned port;
+	unsigned qps;		/* connections (RC QPs) */
+	unsigned window;	/* transactions in flight per QP */
+	size_t block;		/* bytes per block, multiple of 4096 */
+	size_t target;		/* bytes of the remote write target per QP */
+	unsigned ops;		/* bit mask of enum rv_op */
+	enum rv_mrkind mr;
+	unsigned kinds;		/* bit mask of enum rv_kind */
+	unsigned interval_ms;	/* pause between reclaim rounds */
+	double duration;	/* seconds of traffic */
+	size_t cgroup_max;	/* memory.max; 0 = automatic (half the working set) */
+	unsigned progress;	/* seconds between progress lines; 0 = none */
+	unsigned stall;		/* seconds without progress before giving up */
+	unsigned seed;
+	bool json;
+	bool verbose;
+};
+
+extern const char *const rv_op_names[RV_NOPS];
+extern const char *const rv_kind_names[RV_NKINDS];
+
+void rv_config_defaults(struct rv_config *c);
+/* 0 = run, 1 = --help was printed (exit 0), -1 = error (message in err). */
+int rv_parse_args(struct rv_config *c, int argc, char **argv, char *err, size_t errlen);
+void rv_usage(FILE *f, const char *prog);
+/* "64K", "4M", "1G", "4096" -> bytes; -1 on error */
+int rv_parse_size(const char *s, size_t *out);
+/* comma list of names -> mask; "all", "none" allowed; -1 on error */
+int rv_parse_list(const char *s, const char *const *names, unsigned n, unsigned *mask);
+
+#endif

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The reclaim thread: takes memory away from the live buffers while traffic
+ * runs.  Content-preserving events (pageout, mprotect, fork, THP, compaction)
+ * may hit any page, busy or not; content-destroying ones (dontneed, remap) only
+ * hit slots no transaction owns, and every slot they hit is marked so the next
+ * transaction that makes the NIC touch it is counted ("re-accessed").
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rv.h"
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+
+/* How often each kind fires, in reclaim rounds: the global ones are heavy. */
+static const unsigned kind_period[RV_NKINDS] = {
+	[RV_EV_PAGEOUT] = 1, [RV_EV_DONTNEED] = 1, [RV_EV_REMAP] = 1, [RV_EV_MPROTECT] = 2,
+	[RV_EV_FORK] = 25, [RV_EV_THP] = 3, [RV_EV_COMPACT] = 50, [RV_EV_CGROUP] = 0,
+};
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+enum pickwhat { PICK_ANY, PICK_DESTRUCTIVE, PICK_READONLY, PICK_HUGE };
+
+static struct rv_buf *pick(struct rv_ctx *ctx, uint64_t *rs, enum pickwhat what)
+{
+	struct rv_buf *cand[RV_MAXBUF], *b;
+	unsigned i, n = 0;
+
+	pthread_mutex_lock(&ctx->reg_lock);
+	for (i = 0; i < ctx->nbufs; i++) {
+		b = ctx->bufs[i];
+		if ((what == PICK_DESTRUCTIVE && !b->destructive_ok) ||
+		    (what == PICK_READONLY && !b->nic_reads_only) ||
+		    (what == PICK_HUGE && b->size < RV_HUGE))
+			continue;
+		cand[n++] = b;
+	}
+	pthread_mutex_unlock(&ctx->reg_lock);
+	return n ? cand[rnd(rs) % n] : NULL;
+}
+
+static int total_inflight(struct rv_ctx *ctx)
+{
+	unsigned i;
+	int t = 0;
+
+	pthread_mutex_lock(&ctx->reg_lock);
+	for (i = 0; i < ctx->nbufs; i++)
+		t += atomic_load(&ctx->bufs[i]->inflight);
+	pthread_mutex_unlock(&ctx->reg_lock);
+	return t;
+}
+
+struct evrec {
+	unsigned long long c0;
+	int inflight;
+};
+
+static void ev_begin(struct rv_ctx *ctx, struct evrec *r, int inflight)
+{
+	r->c0 = atomic_load(&ctx->completions);
+	r->inflight = inflight;
+}
+
+static void ev_end(struct rv_ctx *ctx, enum rv_kind k, const struct evrec *r, bool ok)
+{
+	atomic_fetch_add(&ctx->ev.n[k], 1);
+	if (r->inflight > 0)
+		atomic_fetch_add(&ctx->ev.inflight[k], 1);
+	if (atomic_load(&ctx->completions) != r->c0)
+		atomic_fetch_add(&ctx->ev.overlap[k], 1);
+	if (!ok)
+		atomic_fetch_add(&ctx->ev.fail[k], 1);
+}
+
+static void ev_pageout(struct rv_ctx *ctx, uint64_t *rs)
+{
+	struct rv_buf *b = pick(ctx, rs, PICK_ANY);
+	unsigned s, cnt;
+	struct evrec r;
+	int rc;
+
+	if (!b)
+		return;
+	s = (unsigned)(rnd(rs) % b->nslots);
+	cnt = 1 + (unsigned)(rnd(rs) % 8);
+	if (s + cnt > b->nslots)
+		cnt = b->nslots - s;
+	ev_begin(ctx, &r, atomic_load(&b->inflight));
+	rc = madvise(b->base + (size_t)s * b->slot, (size_t)cnt * b->slot, MADV_PAGEOUT);
+	ev_end(ctx, RV_EV_PAGEOUT, &r, rc == 0);
+}
+
+/* Claim a run of up to max FREE slots for a destructive event. */
+static bool claim_run(struct rv_buf *b, uint64_t *rs, unsigned max, unsigned *first,
+		      unsigned *cnt)
+{
+	unsigned i, s0 = (unsigned)(rnd(rs) % b->nslots), n = 0, start = 0;
+
+	pthread_mutex_lock(&b->lock);
+	for (i = 0; i < b->nslots && n < max; i++) {
+		unsigned s = (s0 + i) % b->nslots;
+
+		if (b->state[s] == SLOT_FREE && (n == 0 || s == start + n)) {
+			if (!n)
+				start = s;
+			n++;
+		} else if (n) {
+			break;
+		}
+	}
+	for (i = 0; i < n; i++)
+		b->state[start + i] = SLOT_RECLAIM;
+	pthread_mutex_unlock(&b->lock);
+	*first = start;
+	*cnt = n;
+	return n > 0;
+}
+
+static void release_run(struct rv_buf *b, unsigned first, unsigned cnt, enum rv_kind k)
+{
+	unsigned i;
+
+	pthread_mutex_lock(&b->lock);
+	for (i = 0; i < cnt; i++) {
+		b->state[first + i] = SLOT_FREE;
+		b->evmark[first + i] = (uint8_t)(k + 1);
+		b->dropped[first + i] = 1;
+	}
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+	atomic_fetch_add(&b->ctx->ev.slots[k], cnt);
+}
+
+static void ev_destroy(struct rv_ctx *ctx, uint64_t *rs, enum rv_kind k)
+{
+	struct rv_buf *b = NULL;
+	unsigned first = 0, cnt = 0, tries;
+	struct evrec r;
+	uint8_t *p;
+	size_t len;
+	bool ok = true;
+
+	for (tries = 0; tries < 8; tries++) {
+		b = pick(ctx, rs, PICK_DESTRUCTIVE);
+		if (b && claim_run(b, rs, 4, &first, &cnt))
+			break;
+		b = NULL;
+	}
+	if (!b)
+		return;
+	p = b->base + (size_t)first * b->slot;
+	len = (size_t)cnt * b->slot;
+	ev_begin(ctx, &r, atomic_load(&b->inflight));
+	if (k == RV_EV_DONTNEED) {
+		ok = madvise(p, len, MADV_DONTNEED) == 0;
+	} else {
+		void *q;
+
+		if (munmap(p, len)) {
+			ok = false;
+		} else {
+			/* NOREPLACE: if anything else took the hole, fail loudly */
+			q = mmap(p, len, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			if (q != p) {
+				rv_fatal(ctx, "remap: could not map %zu bytes back at %p: %s", len,
+					 (void *)p, q == MAP_FAILED ? strerror(errno) : "moved");
+				ok = false;
+			}
+		}
+	}
+	ev_end(ctx, k, &r, ok);
+	release_run(b, first, cnt, k);
+}
+
+static void ev_mprotect(struct rv_ctx *ctx, uint64_t *rs)
+{
+	struct rv_buf *b = pick(ctx, rs, PICK_READONLY);
+	struct evrec r;
+	bool ok;
+
+	if (!b)
+		return;
+	pthread_rwlock_wrlock(&b->fill);
+	ev_begin(ctx, &r, atomic_load(&b->inflight));
+	ok = mprotect(b->base, b->size, PROT_READ) == 0;
+	/* stay read-only for a moment so the NIC reads through the RO mapping */
+	usleep(2000);
+	if (mprotect(b->base, b->size, PROT_READ | PROT_WRITE))
+		ok = false;
+	ev_end(ctx, RV_EV_MPROTECT, &r, ok);
+	pthread_rwlock_unlock(&b->fill);
+}
+
+static void ev_fork(struct rv_ctx *ctx)
+{
+	struct evrec r;
+	unsigned long long pages = 0;
+	unsigned i;
+	pid_t pid;
+	int status = 0;
+	bool ok;
+
+	pthread_mutex_lock(&ctx->reg_lock);
+	for (i = 0; i < ctx->nbufs; i++)
+		pages += ctx->bufs[i]->size / PAT_PAGE;
+	pthread_mutex_unlock(&ctx->reg_lock);
+	ev_begin(ctx, &r, total_inflight(ctx));
+	pid = fork();
+	if (pid == 0) {
+		/* Child: only this thread exists; no locks, no allocation.  Write our
+		 * marker into every page so each one is copied (COW) for us, and the
+		 * parent would see the marker if a copy went the wrong way. */
+		for (i = 0; i < ctx->nbufs; i++)
+			pat_mark_pages(ctx->bufs[i]->base, ctx->bufs[i]->size,
+				       PAT_STREAM_CHILD | i, 0, 0);
+		_exit(0);
+	}
+	ok = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	     WEXITSTATUS(status) == 0;
+	if (ok)
+		atomic_fetch_add(&ctx->ev.fork_pages, pages);
+	ev_end(ctx, RV_EV_FORK, &r, ok);
+}
+
+static bool split_thp(void *p, size_t len)
+{
+	char cmd[96];
+	int fd = open("/sys/kernel/debug/split_huge_pages", O_WRONLY), n;
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	n = snprintf(cmd, sizeof(cmd), "%d,%#lx,%#lx", (int)getpid(), (unsigned long)p,
+		     (unsigned long)p + len);
+	ok = write(fd, cmd, (size_t)n) == n;
+	close(fd);
+	return ok;
+}
+
+static void ev_thp(struct rv_ctx *ctx, uint64_t *rs, unsigned round)
+{
+	struct rv_buf *b = pick(ctx, rs, PICK_HUGE);
+	struct evrec r;
+	uint8_t *p;
+	bool ok;
+
+	if (!b)
+		return;
+	p = b->base + (rnd(rs) % (b->size / RV_HUGE)) * RV_HUGE;
+	ev_begin(ctx, &r, atomic_load(&b->inflight));
+	if (round & 1) {
+		ok = madvise(p, RV_HUGE, MADV_HUGEPAGE) == 0 &&
+		     madvise(p, RV_HUGE, MADV_COLLAPSE) == 0;
+		atomic_fetch_add(ok ? &ctx->ev.collapse_ok : &ctx->ev.collapse_fail, 1);
+	} else {
+		ok = madvise(p, RV_HUGE, MADV_NOHUGEPAGE) == 0;
+		if (access("/sys/kernel/debug/split_huge_pages", W_OK)) {
+			atomic_fetch_add(&ctx->ev.split_nodebugfs, 1);
+		} else {
+			ok = split_thp(p, RV_HUGE) && ok;
+			atomic_fetch_add(ok ? &ctx->ev.split_ok : &ctx->ev.split_fail, 1);
+		}
+	}
+	/* a refused collapse (busy or pinned pages) is not an error of the test */
+	ev_end(ctx, RV_EV_THP, &r, true);
+}
+
+static void ev_compact(struct rv_ctx *ctx)
+{
+	struct evrec r;
+	int fd = open("/proc/sys/vm/compact_memory", O_WRONLY);
+	bool ok;
+
+	ev_begin(ctx, &r, total_inflight(ctx));
+	ok = fd >= 0 && write(fd, "1", 1) == 1;
+	if (fd >= 0)
+		close(fd);
+	ev_end(ctx, RV_EV_COMPACT, &r, ok);
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+void *rv_reclaim_main(void *arg)
+{
+	struct rv_ctx *ctx = arg;
+	uint64_t rs = 0x9e3779b97f4a7c15ull ^ ctx->cfg.seed;
+	unsigned round = 0, k;
+
+	while (!atomic_load(&ctx->traffic_started) && !atomic_load(&ctx->stop_reclaim))
+		sleep_ms(10);
+	while (!atomic_load(&ctx->stop_reclaim)) {
+		round++;
+		for (k = 0; k < RV_NKINDS && !atomic_load(&ctx->stop_reclaim); k++) {
+			if (!(ctx->cfg.kinds & (1u << k)) || !kind_period[k] ||
+			    round % kind_period[k])
+				continue;
+			switch (k) {
+			case RV_EV_PAGEOUT:
+				ev_pageout(ctx, &rs);
+				break;
+			case RV_EV_DONTNEED:
+			case RV_EV_REMAP:
+				ev_destroy(ctx, &rs, k);
+				break;
+			case RV_EV_MPROTECT:
+				ev_mprotect(ctx, &rs);
+				break;
+			case RV_EV_FORK:
+				ev_fork(ctx);
+				break;
+			case RV_EV_THP:
+				ev_thp(ctx, &rs, round / kind_period[k]);
+				break;
+			case RV_EV_COMPACT:
+				ev_compact(ctx);
+				break;
+			default:
+				break;
+			}
+		}
+		sleep_ms(ctx->cfg.interval_ms);
+	}
+	return NULL;
+}
+
+/* ---------- cgroup v2 ---------- */
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), rc = 0;
+	size_t len = strlen(s);
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, s, len) != (ssize_t)len)
+		rc = -1;
+	close(fd);
+	return rc;
+}
+
+int rv_cgroup_enter(struct rv_ctx *ctx)
+{
+	char buf[200], path[300];
+	FILE *f;
+	size_t lim;
+
+	if (!(ctx->cfg.kinds & (1u << RV_EV_CGROUP)))
+		return 0;
+	f = fopen("/sys/fs/cgroup/cgroup.controllers", "r");
+	if (!f || !fgets(buf, sizeof(buf), f) || !strstr(buf, "memory")) {
+		if (f)
+			fclose(f);
+		rv_fatal(ctx, "cgroup: no cgroup v2 memory controller at /sys/fs/cgroup (drop 'cgroup' from --reclaim)");
+		return -1;
+	}
+	fclose(f);
+	if (geteuid() != 0) {
+		rv_fatal(ctx, "cgroup: creating a cgroup needs root (drop 'cgroup' from --reclaim)");
+		return -1;
+	}
+	f = fopen("/proc/self/cgroup", "r");
+	strcpy(ctx->cg_orig, "/sys/fs/cgroup");
+	if (f) {
+		while (fgets(buf, sizeof(buf), f))
+			if (!strncmp(buf, "0::", 3)) {
+				buf[strcspn(buf, "\n")] = 0;
+				snprintf(ctx->cg_orig, sizeof(ctx->cg_orig), "/sys/fs/cgroup%s",
+					 strcmp(buf + 3, "/") ? buf + 3 : "");
+			}
+		fclose(f);
+	}
+	write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
+	snprintf(ctx->cg_path, sizeof(ctx->cg_path), "/sys/fs/cgroup/reclaim-verify.%d",
+		 (int)getpid());
+	if (mkdir(ctx->cg_path, 0755) && errno != EEXIST) {
+		rv_fatal(ctx, "cgroup: mkdir %s: %s", ctx->cg_path, strerror(errno));
+		return -1;
+	}
+	lim = ctx->cfg.cgroup_max ? ctx->cfg.cgroup_max : ctx->working_set / 2;
+	lim &= ~(size_t)4095;
+	ctx->cg_limit = lim;
+	snprintf(path, sizeof(path), "%s/memory.max", ctx->cg_path);
+	snprintf(buf, sizeof(buf), "%zu", lim);
+	if (write_file(path, buf)) {
+		rv_fatal(ctx, "cgroup: writing %s: %s", path, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/memory.swap.max", ctx->cg_path);
+	write_file(path, "max");
+	snprintf(path, sizeof(path), "%s/cgroup.procs", ctx->cg_path);
+	snprintf(buf, sizeof(buf), "%d", (int)getpid());
+	if (write_file(path, buf)) {
+		rv_fatal(ctx, "cgroup: moving into %s: %s", ctx->cg_path, strerror(errno));
+		return -1;
+	}
+	ctx->cg_active = true;
+	return 0;
+}
+
+void rv_cgroup_read(struct rv_ctx *ctx, struct rv_snap *s)
+{
+	char path[300], key[64];
+	unsigned long long v;
+	FILE *f;
+
+	if (!ctx->cg_active)
+		return;
+	snprintf(path, sizeof(path), "%s/memory.events", ctx->cg_path);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fscanf(f, "%63s %llu", key, &v) == 2) {
+		if (!strcmp(key, "max"))
+			s->cg_max_events = v;
+		else if (!strcmp(key, "oom"))
+			s->cg_oom = v;
+		else if (!strcmp(key, "oom_kill"))
+			s->cg_oom_kill = v;
+	}
+	fclose(f);
+}
+
+void rv_cgroup_leave(struct rv_ctx *ctx)
+{
+	char path[300], buf[32];
+
+	if (!ctx->cg_active)
+		return;
+	snprintf(path, sizeof(path), "%s/cgroup.procs", ctx->cg_orig);
+	snprintf(buf, sizeof(buf), "%d", (int)getpid());
+	write_file(path, buf);
+	rmdir(ctx->cg_path);
+	ctx->cg_active = false;
+}
