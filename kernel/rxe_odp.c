@@ -30,6 +30,16 @@
  * held: a fault may sleep, and may invalidate this very MR (COW break,
  * zero page replaced). Nothing under umem_mutex may allocate memory, since
  * reclaim can call back into rxe_odp_invalidate().
+ *
+ * Page aging (rxe_odp_young.c): rxe reaches ODP pages through kmap, so the
+ * owner's PTE accessed bits never show that rxe used them. Every access
+ * marks its pages in a per-MR bitmap (rxe_odp_touched(), umem_mutex held,
+ * atomic bitops only), and a second notifier, one per mm, answers
+ * reclaim's young callbacks from it. That notifier never takes umem_mutex
+ * (it runs under page-table spinlocks) and changes no translation, so it
+ * adds nothing to the lock order above and is independent of
+ * rxe_odp_invalidate(). It is attached at registration and detached in
+ * rxe_mr_cleanup() before the umem is released.
  */
 
 #include <linux/highmem.h>
@@ -43,6 +53,7 @@
 
 #include "rxe.h"
 #include "rxe_loc.h"
+#include "rxe_odp_young.h"
 
 /* Largest fault-ahead accepted, in 4 KiB pages (4 MiB) */
 #define RXE_ODP_MAX_FAULT_AHEAD	1024
@@ -107,6 +118,7 @@ static void rxe_odp_count(struct ib_umem_odp *odp, struct rxe_mr *mr,
 static void rxe_odp_touched(struct rxe_mr *mr, u64 va, unsigned int len,
 			    bool write)
 {
+	rxe_odp_young_mark(mr, va, len);
 }
 
 static bool rxe_odp_invalidate(struct mmu_interval_notifier *mni,
@@ -157,6 +169,7 @@ int rxe_odp_mr_init_user(struct rxe_dev *rxe, u64 start, u64 length,
 {
 	struct ib_umem_odp *odp;
 	u64 end;
+	int err;
 
 	/* Implicit ODP (the whole address space) is not implemented */
 	if (!start && length == U64_MAX) {
@@ -200,6 +213,14 @@ int rxe_odp_mr_init_user(struct rxe_dev *rxe, u64 start, u64 length,
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
 	mr->ibmr.type = IB_MR_TYPE_USER;
+
+	/* on failure the caller's cleanup releases the umem */
+	err = rxe_odp_young_attach(mr);
+	if (err) {
+		rxe_dbg_mr(mr, "page aging attach failed, err = %d\n", err);
+		return err;
+	}
+
 	mr->state = RXE_MR_STATE_VALID;
 
 	return 0;

@@ -1,0 +1,910 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aging-probe: does rxe's page aging keep an RDMA-only buffer resident?
+ *
+ * Two ODP buffers of equal size, A and B, are registered on an rxe device.
+ * A is written continuously by RDMA WRITEs over a loopback RC QP pair and is
+ * never touched by the CPU after setup; B is registered and left idle. The
+ * process sits in a memory cgroup, and the probe applies memory pressure in
+ * rounds by writing to memory.reclaim. Between rounds it waits until the
+ * traffic has swept all of A (event driven, no timing). For each aging mode
+ * (rdma_rxe's odp_aging parameter, switched at runtime) it uses fresh
+ * buffers and reports how many pages of A rxe had to fault back in, the
+ * swap-ins, and how much of A and B stayed resident.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#define PAGE		4096UL
+#define MAX_MODES	4
+#define MAX_ROUNDS	64
+
+struct opts {
+	const char *dev;
+	int gid_index;
+	size_t size;		/* bytes of A and of B */
+	size_t msg;		/* bytes per RDMA WRITE */
+	int depth;		/* WRITEs in flight */
+	int rounds;
+	size_t reclaim;		/* bytes per memory.reclaim write */
+	int sweeps;		/* sweeps of A to wait for between rounds */
+	int settle;		/* pressure rounds before the counted ones */
+	const char *cgroup;
+	const char *param;
+	int nmodes;
+	bool modes[MAX_MODES];	/* odp_aging value of each phase */
+	bool json;
+	int wait_limit;		/* seconds without progress before giving up */
+};
+
+struct counters {
+	long long pages_faulted;
+	long long faults;
+	long long invalidated;
+	long long young;
+	long long pswpin;
+	long long pswpout;
+};
+
+struct round_res {
+	double a_res;		/* % of A resident right after the reclaim */
+	double b_res;
+	bool short_reclaim;	/* memory.reclaim could not reclaim it all */
+	long long faulted;	/* pages of A faulted from this round on */
+	long long pswpin;
+};
+
+struct phase {
+	bool aging;
+	struct counters d;	/* deltas over the pressure rounds */
+	long long settle_faulted;	/* pages of A faulted in settle rounds */
+	long long settle_pswpin;
+	struct round_res r[MAX_ROUNDS];
+	double a_end, b_end;	/* % resident at the end */
+	long long bytes;	/* RDMA bytes written into A in the phase */
+};
+
+struct rdma {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp_req;	/* posts the WRITEs */
+	struct ibv_qp *qp_resp;	/* target of the WRITEs */
+	void *src;
+	struct ibv_mr *src_mr;
+};
+
+struct traffic {
+	struct rdma *rd;
+	const struct opts *o;
+	uint64_t a_addr;
+	uint32_t a_rkey;
+	pthread_t thread;
+	atomic_bool stop;
+	atomic_llong sweeps;	/* complete passes over A */
+	atomic_llong bytes;
+	atomic_int error;	/* ibv_wc_status + 1000, or errno */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: aging-probe [options]\n"
+"\n"
+"Shows whether rdma_rxe's ODP page aging keeps a buffer that only RDMA uses\n"
+"resident under memory pressure. Buffers A and B (same size) are registered\n"
+"as On-Demand Paging MRs. A is written without pause by RDMA WRITEs over a\n"
+"loopback RC QP pair and never touched by the CPU; B stays idle. Memory\n"
+"pressure comes in rounds of memory.reclaim writes to the cgroup the probe\n"
+"joins; before each round the traffic sweeps A completely --sweeps times.\n"
+"Each mode sets /sys/module/rdma_rxe/parameters/odp_aging and uses fresh\n"
+"buffers. Per mode it prints the pages of A rxe faulted back in (device\n"
+"counter odp_pages_faulted), swap-ins (/proc/vmstat pswpin), young answers\n"
+"(odp_young_answers) and how much of A and B stayed resident (mincore).\n"
+"Run as root in a guest with swap (e.g. zram) and cgroup v2.\n"
+"\n"
+"options:\n"
+"  -d, --dev NAME        RDMA device (default rxe0)\n"
+"  -g, --gid-index N     GID index for the loopback path (default $RXE_GID or 1)\n"
+"  -s, --size MIB        size of A and of B in MiB (default 16)\n"
+"  -m, --msg BYTES       bytes per RDMA WRITE (default 65536)\n"
+"  -q, --depth N         RDMA WRITEs in flight (default 8)\n"
+"  -r, --rounds N        counted memory.reclaim rounds per mode (default 5,\n"
+"                        max 64)\n"
+"  -R, --reclaim MIB     MiB asked from memory.reclaim per round (default\n"
+"                        size/8, at least 1: 1 settle + 5 rounds ask for 3/4\n"
+"                        of B, pressure that idle memory alone can satisfy)\n"
+"  -w, --sweeps N        full sweeps of A before each round (default 2)\n"
+"  -S, --settle N        uncounted pressure rounds before the counted ones\n"
+"                        (default 1, see below)\n"
+"  -c, --cgroup DIR      cgroup v2 directory to join and to reclaim from\n"
+"                        (required, e.g. /sys/fs/cgroup/aging)\n"
+"  -p, --param PATH      aging switch (default\n"
+"                        /sys/module/rdma_rxe/parameters/odp_aging)\n"
+"  -M, --modes LIST      comma-separated aging modes to run in order, each\n"
+"                        on or off (default off,on)\n"
+"  -t, --wait-limit SEC  give up when the traffic makes no progress for SEC\n"
+"                        seconds (default 120)\n"
+"  -j, --json            print one JSON object instead of key=value lines\n"
+"  -h, --help            this text\n"
+"\n"
+"key=value output: one 'mode=on|off ...' line per mode with a_pages_faulted,\n"
+"a_faults, pswpin, pswpout, young_answers, a_resident_min_pct (lowest share of\n"
+"A resident right after a reclaim round), a_resident_end_pct, b_resident_end_pct;\n"
+"'round mode=... n=...' lines per round; a final 'result' line with the ratio\n"
+"faulted_off/faulted_on (pages of A faulted with aging off over on, on counted\n"
+"as at least 1). Exit status 0 when the runs completed, 1 on errors, 2 on bad\n"
+"options; it does not judge the numbers (the test does).\n"
+"\n"
+"Settle rounds: A and B are filled together, so they start in the same LRU\n"
+"generation, and the first reclaim may age them twice in a row, faster than\n"
+"the traffic sweeps A; the second look then finds A's pages unused since the\n"
+"first. The settle rounds let reclaim sort A and B once; their faults and\n"
+"swap-ins are reported apart (settle_a_pages_faulted, settle_pswpin) and\n"
+"are not in the counted numbers or the ratio.\n");
+}
+
+static int die_errno(const char *what)
+{
+	fprintf(stderr, "aging-probe: %s: %s\n", what, strerror(errno));
+	return -1;
+}
+
+static int parse_modes(struct opts *o, const char *arg)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+	int n = 0;
+
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (n == MAX_MODES)
+			goto bad;
+		if (!strcmp(tok, "on"))
+			o->modes[n++] = true;
+		else if (!strcmp(tok, "off"))
+			o->modes[n++] = false;
+		else
+			goto bad;
+	}
+	free(copy);
+	if (!n)
+		return -1;
+	o->nmodes = n;
+	return 0;
+bad:
+	free(copy);
+	return -1;
+}
+
+static int parse_num(const char *arg, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 0);
+	if (errno || end == arg || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "dev", required_argument, NULL, 'd' },
+		{ "gid-index", required_argument, NULL, 'g' },
+		{ "size", required_argument, NULL, 's' },
+		{ "msg", required_argument, NULL, 'm' },
+		{ "depth", required_argument, NULL, 'q' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "reclaim", required_argument, NULL, 'R' },
+		{ "sweeps", required_argument, NULL, 'w' },
+		{ "settle", required_argument, NULL, 'S' },
+		{ "cgroup", required_argument, NULL, 'c' },
+		{ "param", required_argument, NULL, 'p' },
+		{ "modes", required_argument, NULL, 'M' },
+		{ "wait-limit", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *env = getenv("RXE_GID");
+	long v, reclaim_mib = -1;
+	int c;
+
+	*o = (struct opts) {
+		.dev = "rxe0", .gid_index = 1, .size = 16UL << 20,
+		.msg = 65536, .depth = 8, .rounds = 5, .sweeps = 2, .settle = 1,
+		.param = "/sys/module/rdma_rxe/parameters/odp_aging",
+		.nmodes = 2, .modes = { false, true }, .wait_limit = 120,
+	};
+	if (env && !parse_num(env, 0, 255, &v))
+		o->gid_index = (int)v;
+
+	while ((c = getopt_long(argc, argv, "d:g:s:m:q:r:R:w:S:c:p:M:t:jh", lo,
+				NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			o->dev = optarg;
+			break;
+		case 'g':
+			if (parse_num(optarg, 0, 255, &v))
+				goto bad;
+			o->gid_index = (int)v;
+			break;
+		case 's':
+			if (parse_num(optarg, 1, 4096, &v))
+				goto bad;
+			o->size = (size_t)v << 20;
+			break;
+		case 'm':
+			if (parse_num(optarg, 1, 1 << 24, &v))
+				goto bad;
+			o->msg = (size_t)v;
+			break;
+		case 'q':
+			if (parse_num(optarg, 1, 64, &v))
+				goto bad;
+			o->depth = (int)v;
+			break;
+		case 'r':
+			if (parse_num(optarg, 1, MAX_ROUNDS, &v))
+				goto bad;
+			o->rounds = (int)v;
+			break;
+		case 'R':
+			if (parse_num(optarg, 1, 1 << 20, &v))
+				goto bad;
+			reclaim_mib = v;
+			break;
+		case 'w':
+			if (parse_num(optarg, 1, 1000, &v))
+				goto bad;
+			o->sweeps = (int)v;
+			break;
+		case 'S':
+			if (parse_num(optarg, 0, MAX_ROUNDS, &v))
+				goto bad;
+			o->settle = (int)v;
+			break;
+		case 'c':
+			o->cgroup = optarg;
+			break;
+		case 'p':
+			o->param = optarg;
+			break;
+		case 'M':
+			if (parse_modes(o, optarg))
+				goto bad;
+			break;
+		case 't':
+			if (parse_num(optarg, 1, 3600, &v))
+				goto bad;
+			o->wait_limit = (int)v;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "aging-probe: unexpected argument '%s'\n",
+			argv[optind]);
+		return -1;
+	}
+	if (!o->cgroup) {
+		fprintf(stderr, "aging-probe: --cgroup DIR is required (see --help)\n");
+		return -1;
+	}
+	if (o->msg > o->size || o->size % o->msg) {
+		fprintf(stderr, "aging-probe: --msg must divide the buffer size\n");
+		return -1;
+	}
+	if (reclaim_mib > 0)
+		o->reclaim = (size_t)reclaim_mib << 20;
+	else
+		o->reclaim = o->size / 8 < (1UL << 20) ? 1UL << 20 : o->size / 8;
+	return 0;
+bad:
+	fprintf(stderr, "aging-probe: bad value '%s' for option -%c (see --help)\n",
+		optarg, c);
+	return -1;
+}
+
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+static long long read_ll(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long long v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static long long vmstat(const char *key)
+{
+	FILE *f = fopen("/proc/vmstat", "r");
+	char name[64];
+	long long v, found = -1;
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lld", name, &v) == 2)
+		if (!strcmp(name, key)) {
+			found = v;
+			break;
+		}
+	fclose(f);
+	return found;
+}
+
+static long long hw_counter(const struct opts *o, const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", o->dev,
+		 name);
+	return read_ll(path);
+}
+
+static void snapshot(const struct opts *o, struct counters *c)
+{
+	c->pages_faulted = hw_counter(o, "odp_pages_faulted");
+	c->faults = hw_counter(o, "odp_faults");
+	c->invalidated = hw_counter(o, "odp_pages_invalidated");
+	c->young = hw_counter(o, "odp_young_answers");
+	c->pswpin = vmstat("pswpin");
+	c->pswpout = vmstat("pswpout");
+}
+
+/* b - a, or -1 when a counter does not exist */
+static long long delta(long long a, long long b)
+{
+	return a < 0 || b < 0 ? -1 : b - a;
+}
+
+static double resident_pct(void *buf, size_t size)
+{
+	size_t pages = size / PAGE, i, n = 0;
+	unsigned char *vec = malloc(pages);
+
+	if (!vec || mincore(buf, size, vec)) {
+		free(vec);
+		return -1;
+	}
+	for (i = 0; i < pages; i++)
+		n += vec[i] & 1;
+	free(vec);
+	return 100.0 * (double)n / (double)pages;
+}
+
+static int qp_to_rts(struct ibv_qp *qp, uint32_t dest_qpn, union ibv_gid *gid,
+		     const struct opts *o, enum ibv_mtu mtu)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.pkey_index = 0,
+		.port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_LOCAL_WRITE,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = mtu;
+	a.dest_qp_num = dest_qpn;
+	a.rq_psn = 0;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = *gid;
+	a.ah_attr.grh.sgid_index = (uint8_t)o->gid_index;
+	a.ah_attr.grh.hop_limit = 1;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -1;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = 0;
+	a.max_rd_atomic = 1;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC) ? -1 : 0;
+}
+
+static int rdma_setup(struct rdma *rd, const struct opts *o)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_qp_init_attr qia = { 0 };
+	struct ibv_port_attr port;
+	union ibv_gid gid;
+	int i;
+
+	if (!list)
+		return die_errno("ibv_get_device_list");
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), o->dev))
+			break;
+	if (!list[i]) {
+		fprintf(stderr, "aging-probe: no RDMA device '%s'\n", o->dev);
+		ibv_free_device_list(list);
+		return -1;
+	}
+	rd->ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!rd->ctx)
+		return die_errno("ibv_open_device");
+	if (ibv_query_port(rd->ctx, 1, &port))
+		return die_errno("ibv_query_port");
+	if (ibv_query_gid(rd->ctx, 1, o->gid_index, &gid))
+		return die_errno("ibv_query_gid");
+	rd->pd = ibv_alloc_pd(rd->ctx);
+	if (!rd->pd)
+		return die_errno("ibv_alloc_pd");
+	rd->cq = ibv_create_cq(rd->ctx, 2 * o->depth + 2, NULL, NULL, 0);
+	if (!rd->cq)
+		return die_errno("ibv_create_cq");
+
+	qia.send_cq = rd->cq;
+	qia.recv_cq = rd->cq;
+	qia.qp_type = IBV_QPT_RC;
+	qia.cap.max_send_wr = (uint32_t)o->depth;
+	qia.cap.max_recv_wr = 1;
+	qia.cap.max_send_sge = 1;
+	qia.cap.max_recv_sge = 1;
+	qia.sq_sig_all = 1;
+	rd->qp_req = ibv_create_qp(rd->pd, &qia);
+	if (!rd->qp_req)
+		return die_errno("ibv_create_qp");
+	rd->qp_resp = ibv_create_qp(rd->pd, &qia);
+	if (!rd->qp_resp)
+		return die_errno("ibv_create_qp");
+	if (qp_to_rts(rd->qp_req, rd->qp_resp->qp_num, &gid, o,
+		      port.active_mtu) ||
+	    qp_to_rts(rd->qp_resp, rd->qp_req->qp_num, &gid, o,
+		      port.active_mtu))
+		return die_errno("connect the loopback QPs");
+
+	/* the WRITE source is small and pinned: only A and B are ODP */
+	rd->src = aligned_alloc(PAGE, o->msg < PAGE ? PAGE : o->msg);
+	if (!rd->src)
+		return die_errno("aligned_alloc");
+	memset(rd->src, 0x5a, o->msg);
+	rd->src_mr = ibv_reg_mr(rd->pd, rd->src, o->msg, IBV_ACCESS_LOCAL_WRITE);
+	if (!rd->src_mr)
+		return die_errno("ibv_reg_mr (source)");
+	return 0;
+}
+
+static void rdma_teardown(struct rdma *rd)
+{
+	if (rd->src_mr)
+		ibv_dereg_mr(rd->src_mr);
+	free(rd->src);
+	if (rd->qp_resp)
+		ibv_destroy_qp(rd->qp_resp);
+	if (rd->qp_req)
+		ibv_destroy_qp(rd->qp_req);
+	if (rd->cq)
+		ibv_destroy_cq(rd->cq);
+	if (rd->pd)
+		ibv_dealloc_pd(rd->pd);
+	if (rd->ctx)
+		ibv_close_device(rd->ctx);
+}
+
+static void *traffic_main(void *arg)
+{
+	struct traffic *t = arg;
+	const struct opts *o = t->o;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)t->rd->src,
+		.length = (uint32_t)o->msg,
+		.lkey = t->rd->src_mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma.rkey = t->a_rkey,
+	};
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc[16];
+	size_t off = 0;
+	int inflight = 0, n, i, err;
+
+	while (!atomic_load(&t->stop) || inflight) {
+		while (!atomic_load(&t->stop) && inflight < o->depth) {
+			wr.wr.rdma.remote_addr = t->a_addr + off;
+			wr.wr_id = off;
+			err = ibv_post_send(t->rd->qp_req, &wr, &bad);
+			if (err) {
+				atomic_store(&t->error, err);
+				atomic_store(&t->stop, true);
+				break;
+			}
+			inflight++;
+			off += o->msg;
+			if (off == o->size)
+				off = 0;
+		}
+		n = ibv_poll_cq(t->rd->cq, 16, wc);
+		if (n < 0) {
+			atomic_store(&t->error, EIO);
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			inflight--;
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				atomic_store(&t->error, 1000 + wc[i].status);
+				atomic_store(&t->stop, true);
+				continue;
+			}
+			atomic_fetch_add(&t->bytes, (long long)o->msg);
+			/* the WRITE to the last chunk of A ends a sweep */
+			if (wc[i].wr_id + o->msg == o->size)
+				atomic_fetch_add(&t->sweeps, 1);
+		}
+	}
+	return NULL;
+}
+
+/* Wait until A has been swept @n more times; fail on errors or a stall */
+static int wait_sweeps(struct traffic *t, long long n)
+{
+	long long target = atomic_load(&t->sweeps) + n;
+	long long last_bytes = atomic_load(&t->bytes);
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 10 * 1000 * 1000 };
+	int idle = 0;
+
+	while (atomic_load(&t->sweeps) < target) {
+		int err = atomic_load(&t->error);
+		long long b;
+
+		if (err) {
+			if (err >= 1000)
+				fprintf(stderr, "aging-probe: RDMA WRITE completed with %s\n",
+					ibv_wc_status_str(err - 1000));
+			else
+				fprintf(stderr, "aging-probe: ibv_post_send: %s\n",
+					strerror(err));
+			return -1;
+		}
+		nanosleep(&ts, NULL);
+		b = atomic_load(&t->bytes);
+		if (b != last_bytes) {
+			last_bytes = b;
+			idle = 0;
+		} else if (++idle > t->o->wait_limit * 100) {
+			fprintf(stderr, "aging-probe: no RDMA progress for %d s\n",
+				t->o->wait_limit);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void *map_buffer(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	/* one page = one LRU entry, so residency is counted per page */
+	madvise(p, size, MADV_NOHUGEPAGE);
+	return p;
+}
+
+static int run_phase(struct rdma *rd, const struct opts *o, bool aging,
+		     struct phase *ph)
+{
+	int access = IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE |
+		     IBV_ACCESS_REMOTE_WRITE;
+	struct ibv_mr *mra = NULL, *mrb = NULL;
+	struct traffic t = { .rd = rd, .o = o };
+	char path[512], val[32];
+	struct counters c0, c1, cr;
+	long long bytes0;
+	uint8_t *a, *b;
+	bool running = false;
+	int ret = -1, err, r;
+	size_t i;
+
+	memset(ph, 0, sizeof(*ph));
+	ph->aging = aging;
+	err = write_file(o->param, aging ? "Y" : "N");
+	if (err) {
+		fprintf(stderr, "aging-probe: cannot set %s: %s\n", o->param,
+			strerror(-err));
+		return -1;
+	}
+
+	a = map_buffer(o->size);
+	b = map_buffer(o->size);
+	if (!a || !b) {
+		die_errno("mmap");
+		goto out;
+	}
+	/*
+	 * The CPU fills both, page by page in turn, so A and B enter the LRU
+	 * interleaved and neither starts out older than the other.
+	 */
+	for (i = 0; i < o->size; i += PAGE) {
+		memset(a + i, (int)(i / PAGE) | 1, PAGE);
+		memset(b + i, (int)(i / PAGE) | 1, PAGE);
+	}
+
+	mra = ibv_reg_mr(rd->pd, a, o->size, access);
+	mrb = ibv_reg_mr(rd->pd, b, o->size, access);
+	if (!mra || !mrb) {
+		die_errno("ibv_reg_mr (ODP)");
+		goto out;
+	}
+
+	t.a_addr = (uintptr_t)a;
+	t.a_rkey = mra->rkey;
+	err = pthread_create(&t.thread, NULL, traffic_main, &t);
+	if (err) {
+		fprintf(stderr, "aging-probe: pthread_create: %s\n",
+			strerror(err));
+		goto out;
+	}
+	running = true;
+
+	/* warm up: every page of A faulted in and written by RDMA */
+	if (wait_sweeps(&t, o->sweeps))
+		goto out;
+
+	snprintf(path, sizeof(path), "%s/memory.reclaim", o->cgroup);
+	snprintf(val, sizeof(val), "%zu", o->reclaim);
+
+	snapshot(o, &c0);
+	for (r = 0; r < o->settle; r++) {
+		err = write_file(path, val);
+		if (err && err != -EAGAIN) {
+			fprintf(stderr, "aging-probe: write %s: %s\n", path,
+				strerror(-err));
+			goto out;
+		}
+		if (wait_sweeps(&t, o->sweeps))
+			goto out;
+	}
+	snapshot(o, &c1);
+	ph->settle_faulted = delta(c0.pages_faulted, c1.pages_faulted);
+	ph->settle_pswpin = delta(c0.pswpin, c1.pswpin);
+
+	snapshot(o, &c0);
+	bytes0 = atomic_load(&t.bytes);
+	cr = c0;
+	for (r = 0; r < o->rounds; r++) {
+		if (r) {
+			if (wait_sweeps(&t, o->sweeps))
+				goto out;
+			snapshot(o, &c1);
+			ph->r[r - 1].faulted = delta(cr.pages_faulted,
+						     c1.pages_faulted);
+			ph->r[r - 1].pswpin = delta(cr.pswpin, c1.pswpin);
+			cr = c1;
+		}
+		err = write_file(path, val);
+		if (err == -EAGAIN)
+			ph->r[r].short_reclaim = true;
+		else if (err) {
+			fprintf(stderr, "aging-probe: write %s: %s\n", path,
+				strerror(-err));
+			goto out;
+		}
+		ph->r[r].a_res = resident_pct(a, o->size);
+		ph->r[r].b_res = resident_pct(b, o->size);
+	}
+	/* let RDMA fault back what the last round took from A */
+	if (wait_sweeps(&t, o->sweeps))
+		goto out;
+	snapshot(o, &c1);
+	ph->r[r - 1].faulted = delta(cr.pages_faulted, c1.pages_faulted);
+	ph->r[r - 1].pswpin = delta(cr.pswpin, c1.pswpin);
+	ph->bytes = atomic_load(&t.bytes) - bytes0;
+	ph->a_end = resident_pct(a, o->size);
+	ph->b_end = resident_pct(b, o->size);
+
+	ph->d.pages_faulted = delta(c0.pages_faulted, c1.pages_faulted);
+	ph->d.faults = delta(c0.faults, c1.faults);
+	ph->d.invalidated = delta(c0.invalidated, c1.invalidated);
+	ph->d.young = delta(c0.young, c1.young);
+	ph->d.pswpin = delta(c0.pswpin, c1.pswpin);
+	ph->d.pswpout = delta(c0.pswpout, c1.pswpout);
+	ret = 0;
+out:
+	if (running) {
+		atomic_store(&t.stop, true);
+		pthread_join(t.thread, NULL);
+	}
+	if (mra)
+		ibv_dereg_mr(mra);
+	if (mrb)
+		ibv_dereg_mr(mrb);
+	if (a)
+		munmap(a, o->size);
+	if (b)
+		munmap(b, o->size);
+	return ret;
+}
+
+static double min_a_res(const struct opts *o, const struct phase *ph)
+{
+	double m = 100.0;
+	int r;
+
+	for (r = 0; r < o->rounds; r++)
+		if (ph->r[r].a_res < m)
+			m = ph->r[r].a_res;
+	return m;
+}
+
+/* faulted pages of A with aging off over with aging on (on counted >= 1) */
+static double ratio(const struct opts *o, const struct phase *ph)
+{
+	long long on = -1, off = -1;
+	int i;
+
+	for (i = 0; i < o->nmodes; i++) {
+		if (ph[i].aging && on < 0)
+			on = ph[i].d.pages_faulted;
+		if (!ph[i].aging && off < 0)
+			off = ph[i].d.pages_faulted;
+	}
+	if (on < 0 || off < 0)
+		return -1;
+	return (double)off / (double)(on > 0 ? on : 1);
+}
+
+static void print_kv(const struct opts *o, const struct phase *ph)
+{
+	int i, r;
+
+	printf("config size_mib=%zu msg=%zu depth=%d settle=%d rounds=%d reclaim_mib=%zu sweeps=%d a_pages=%zu\n",
+	       o->size >> 20, o->msg, o->depth, o->settle, o->rounds,
+	       o->reclaim >> 20, o->sweeps, o->size / PAGE);
+	for (i = 0; i < o->nmodes; i++) {
+		const char *m = ph[i].aging ? "on" : "off";
+
+		for (r = 0; r < o->rounds; r++)
+			printf("round mode=%s n=%d a_pages_faulted=%lld pswpin=%lld a_resident_pct=%.1f b_resident_pct=%.1f short=%d\n",
+			       m, r + 1, ph[i].r[r].faulted, ph[i].r[r].pswpin,
+			       ph[i].r[r].a_res, ph[i].r[r].b_res,
+			       ph[i].r[r].short_reclaim);
+		printf("mode=%s settle_a_pages_faulted=%lld settle_pswpin=%lld a_pages_faulted=%lld a_faults=%lld a_pages_invalidated=%lld pswpin=%lld pswpout=%lld young_answers=%lld rdma_mib=%lld a_resident_min_pct=%.1f a_resident_end_pct=%.1f b_resident_end_pct=%.1f\n",
+		       m, ph[i].settle_faulted, ph[i].settle_pswpin,
+		       ph[i].d.pages_faulted, ph[i].d.faults,
+		       ph[i].d.invalidated, ph[i].d.pswpin, ph[i].d.pswpout,
+		       ph[i].d.young, ph[i].bytes >> 20, min_a_res(o, &ph[i]),
+		       ph[i].a_end, ph[i].b_end);
+	}
+	printf("result ratio_faulted_off_over_on=%.1f\n", ratio(o, ph));
+}
+
+static void print_json(const struct opts *o, const struct phase *ph)
+{
+	int i, r;
+
+	printf("{\"size_mib\": %zu, \"msg\": %zu, \"depth\": %d, \"settle\": %d, \"rounds\": %d, \"reclaim_mib\": %zu, \"sweeps\": %d, \"a_pages\": %zu, \"modes\": [",
+	       o->size >> 20, o->msg, o->depth, o->settle, o->rounds,
+	       o->reclaim >> 20, o->sweeps, o->size / PAGE);
+	for (i = 0; i < o->nmodes; i++) {
+		printf("%s{\"aging\": \"%s\", \"settle_a_pages_faulted\": %lld, \"settle_pswpin\": %lld, \"a_pages_faulted\": %lld, \"a_faults\": %lld, \"a_pages_invalidated\": %lld, \"pswpin\": %lld, \"pswpout\": %lld, \"young_answers\": %lld, \"rdma_mib\": %lld, \"a_resident_min_pct\": %.1f, \"a_resident_end_pct\": %.1f, \"b_resident_end_pct\": %.1f, \"rounds\": [",
+		       i ? ", " : "", ph[i].aging ? "on" : "off",
+		       ph[i].settle_faulted, ph[i].settle_pswpin,
+		       ph[i].d.pages_faulted, ph[i].d.faults,
+		       ph[i].d.invalidated, ph[i].d.pswpin, ph[i].d.pswpout,
+		       ph[i].d.young, ph[i].bytes >> 20, min_a_res(o, &ph[i]),
+		       ph[i].a_end, ph[i].b_end);
+		for (r = 0; r < o->rounds; r++)
+			printf("%s{\"a_pages_faulted\": %lld, \"pswpin\": %lld, \"a_resident_pct\": %.1f, \"b_resident_pct\": %.1f, \"short\": %s}",
+			       r ? ", " : "", ph[i].r[r].faulted,
+			       ph[i].r[r].pswpin, ph[i].r[r].a_res,
+			       ph[i].r[r].b_res,
+			       ph[i].r[r].short_reclaim ? "true" : "false");
+		printf("]}");
+	}
+	printf("], \"ratio_faulted_off_over_on\": %.1f}\n", ratio(o, ph));
+}
+
+static int join_cgroup(const char *dir)
+{
+	char path[512], pid[32];
+	int err;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	err = write_file(path, pid);
+	if (err) {
+		fprintf(stderr, "aging-probe: cannot join %s: %s\n", path,
+			strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct phase ph[MAX_MODES];
+	struct rdma rd = { 0 };
+	struct opts o;
+	int i, ret = 1;
+
+	if (parse_opts(argc, argv, &o))
+		return 2;
+	if (join_cgroup(o.cgroup))
+		return 1;
+	if (rdma_setup(&rd, &o))
+		goto out;
+	for (i = 0; i < o.nmodes; i++) {
+		if (run_phase(&rd, &o, o.modes[i], &ph[i]))
+			goto out;
+		if (!o.json)
+			fprintf(stderr, "aging-probe: mode %s done\n",
+				o.modes[i] ? "on" : "off");
+	}
+	if (o.json)
+		print_json(&o, ph);
+	else
+		print_kv(&o, ph);
+	ret = 0;
+out:
+	rdma_teardown(&rd);
+	return ret;
+}
