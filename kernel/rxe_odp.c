@@ -266,7 +266,8 @@ static int rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
 	struct ib_umem_odp *odp = rxe_mr_odp(mr);
 	u64 perm = ODP_READ_ALLOWED_BIT | (write ? ODP_WRITE_ALLOWED_BIT : 0);
 	unsigned int shift = odp->page_shift;
-	unsigned long first, last, idx, stop, max_idx, ahead;
+	unsigned long first, last, need, idx, stop, max_idx, ahead;
+	u64 start;
 	int tries, np, err;
 
 	might_sleep();
@@ -277,20 +278,21 @@ static int rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
 	}
 
 	first = (va - ib_umem_start(odp)) >> shift;
-	last = (va + len - 1 - ib_umem_start(odp)) >> shift;
+	need = (va + len - 1 - ib_umem_start(odp)) >> shift;
 	max_idx = ib_umem_odp_num_pages(odp) - 1;
 	ahead = min_t(unsigned int, READ_ONCE(odp_fault_ahead),
 		      RXE_ODP_MAX_FAULT_AHEAD) >> rxe_odp_subpage_shift(odp);
 
 	mutex_lock(&odp->umem_mutex);
 	for (tries = 0; ; tries++) {
-		for (idx = first; idx <= last; idx++)
+		for (idx = first; idx <= need; idx++)
 			if (!rxe_odp_entry_ok(odp, idx, perm))
 				break;
-		if (idx > last)
+		if (idx > need)
 			return 0;
 
-		stop = min(last + ahead, max_idx);
+		last = need;
+		stop = min(need + ahead, max_idx);
 		while (last < stop && !rxe_odp_entry_ok(odp, last + 1, perm))
 			last++;
 		mutex_unlock(&odp->umem_mutex);
@@ -300,11 +302,18 @@ static int rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
 			goto out_err;
 		}
 
-		np = ib_umem_odp_map_dma_and_lock(odp,
-						  ib_umem_start(odp) +
-						  ((u64)idx << shift),
+		start = ib_umem_start(odp) + ((u64)idx << shift);
+		np = ib_umem_odp_map_dma_and_lock(odp, start,
 						  (u64)(last - idx + 1) << shift,
 						  perm, true);
+		/*
+		 * The pages ahead may be unmapped or read-only while the ones
+		 * the access needs are fine: then fault only those.
+		 */
+		if (np < 0 && last > need)
+			np = ib_umem_odp_map_dma_and_lock(odp, start,
+							  (u64)(need - idx + 1) <<
+							  shift, perm, true);
 		if (np < 0) {
 			err = np;
 			goto out_err;
@@ -312,8 +321,6 @@ static int rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
 		rxe_odp_count(odp, mr, RXE_ODP_STAT_FAULTS, 1);
 		rxe_odp_count(odp, mr, RXE_ODP_STAT_PAGES_FAULTED,
 			      (u64)np << rxe_odp_subpage_shift(odp));
-		/* only the pages this access needs have to be re-checked */
-		last = (va + len - 1 - ib_umem_start(odp)) >> shift;
 	}
 
 out_err:

@@ -31,3 +31,49 @@ rv_guest_setup() {
 	fi
 	return 0
 }
+
+# rv_run LABEL ARGS...: run reclaim-verify on $RV_ADDR; the text report goes to
+# stdout, the JSON to /tmp/rv-LABEL.json.  Returns the tool's exit status.
+rv_run() {
+	local label=$1
+	shift
+	echo "== reclaim-verify $* ($label)"
+	timeout 600 reclaim-verify --addr "$RV_ADDR" --progress 5 --json-file "/tmp/rv-$label.json" "$@" 2>&1
+	local rc=$?
+	echo "== exit status $rc"
+	return $rc
+}
+
+# rv_get LABEL PYEXPR: evaluate PYEXPR on the run's JSON report (as 'd').
+rv_get() {
+	/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' \
+		"/tmp/rv-$1.json" "$2"
+}
+
+# rv_check LABEL PYEXPR WHAT: fail the test unless PYEXPR is true for LABEL's report.
+rv_check() {
+	local v
+	v=$(rv_get "$1" "$2") || { echo "FAIL: $1: no report to check '$3'"; exit 1; }
+	if [ "$v" != True ]; then
+		echo "FAIL: $1: $3   [$2]"
+		exit 1
+	fi
+	echo "ok: $1: $3"
+}
+
+# rv_check_odp LABEL KIND: the assertions every ODP reclaim run must meet:
+# it passed, moved and verified data, found no stale or corrupt block, had no
+# error completion, pinned nothing, the driver faulted and invalidated, and
+# events of KIND fired while transfers were in flight on the MR they hit.
+rv_check_odp() {
+	local l=$1 k=$2
+	rv_check "$l" 'd["pass"]' "the tool's verdict is PASS"
+	rv_check "$l" 'd["blocks_verified"] >= 100' "at least 100 blocks verified byte by byte"
+	rv_check "$l" 'd["stale_blocks"] == 0 and d["corrupt_blocks"] == 0 and d["unexplained"] == 0' "0 stale, 0 corrupt blocks"
+	rv_check "$l" 'd["atomics_ok"] > 0 and d["atomics_bad"] == 0 and d["final_counters_bad"] == 0' "atomics computed right"
+	rv_check "$l" 'not d["error_completions"]' "no error completions"
+	rv_check "$l" 'd["vmstat"]["nr_foll_pin_acquired"] == 0' "ODP registration and traffic pinned no page"
+	rv_check "$l" 'd["hw_counters"].get("odp_faults", 0) > 0' "the driver faulted pages in (odp_faults)"
+	rv_check "$l" 'd["hw_counters"].get("odp_invalidations", 0) > 0' "the driver saw invalidations (odp_invalidations)"
+	rv_check "$l" "d['events']['$k']['events'] > 0 and d['events']['$k']['in_flight'] > 0" "$k events fired while transfers were in flight on the MR they hit"
+}

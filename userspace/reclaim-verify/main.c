@@ -245,6 +245,10 @@ static void report_text(struct rv_ctx *ctx, double secs)
 			       LD(ctx->ev.split_nodebugfs) ? " (no debugfs: split = MADV_NOHUGEPAGE only)" : "");
 		else if (k == RV_EV_FORK)
 			printf("  child wrote %llu pages", LD(ctx->ev.fork_pages));
+		else if (k == RV_EV_COMPACT)
+			printf("  compact_memory x%llu; move_pages: %llu pages migrated, %llu refused%s",
+			       LD(ctx->ev.compactions), LD(ctx->ev.migrated), LD(ctx->ev.migrate_refused),
+			       ctx->numa_nodes > 1 ? "" : " (one NUMA node: no move_pages)");
 		printf("\n");
 	}
 	printf("           (in-flight: transfers were in flight on the MR hit; overlapped: transfers completed during the event;\n"
@@ -266,12 +270,13 @@ static void report_text(struct rv_ctx *ctx, double secs)
 		printf("RESULT   : %s  ODP: %llu stale, %llu corrupt of %llu blocks\n",
 		       pass ? "PASS" : "FAIL", t.stale, t.corrupt, t.verified);
 	else
-		printf("RESULT   : %s  %s: %llu stale blocks (%llu explained by pinned memory: the NIC used pages the process no longer maps), %llu corrupt, %llu unexplained\n",
-		       pass ? "PASS" : "FAIL", mr_name(c->mr), t.stale, LD(ctx->st.stale_explained),
-		       t.corrupt, LD(ctx->st.unexplained));
+		printf("RESULT   : %s  %s: %llu stale blocks and %llu stale atomic results (the NIC used pages the process no longer maps), %llu corrupt, %llu unexplained\n",
+		       pass ? "PASS" : "FAIL", mr_name(c->mr), t.stale,
+		       LD(ctx->st.atomics_stale) + LD(ctx->st.final_stale), t.corrupt,
+		       LD(ctx->st.unexplained));
 }
 
-static void report_json(struct rv_ctx *ctx, double secs)
+static void report_json(struct rv_ctx *ctx, double secs, FILE *f)
 {
 	const struct rv_config *c = &ctx->cfg;
 	struct totals t;
@@ -279,67 +284,69 @@ static void report_json(struct rv_ctx *ctx, double secs)
 	bool first;
 
 	totals(ctx, &t);
-	printf("{\"tool\":\"reclaim-verify\",\"mode\":\"%s\",\"device\":\"%s\",\"mr\":\"%s\",",
+	fprintf(f, "{\"tool\":\"reclaim-verify\",\"mode\":\"%s\",\"device\":\"%s\",\"mr\":\"%s\",",
 	       c->mode == RV_LOOPBACK ? "loopback" : c->mode == RV_SERVER ? "server" : "client",
 	       ctx->dev, c->mr == RV_MR_ODP ? "odp" : c->mr == RV_MR_PINNED ? "pinned" : "mix");
-	printf("\"qps\":%u,\"window\":%u,\"block\":%zu,\"seconds\":%.3f,", c->qps, c->window, c->block, secs);
-	printf("\"pass\":%s,\"failure\":\"%s\",", passed(ctx, &t) ? "true" : "false", ctx->fatal);
-	printf("\"bytes\":%llu,\"gbps\":%.4f,\"transactions\":%llu,", LD(ctx->st.bytes),
+	fprintf(f, "\"qps\":%u,\"window\":%u,\"block\":%zu,\"seconds\":%.3f,", c->qps, c->window, c->block, secs);
+	fprintf(f, "\"pass\":%s,\"failure\":\"%s\",", passed(ctx, &t) ? "true" : "false", ctx->fatal);
+	fprintf(f, "\"bytes\":%llu,\"gbps\":%.4f,\"transactions\":%llu,", LD(ctx->st.bytes),
 	       secs > 0 ? LD(ctx->st.bytes) * 8 / secs / 1e9 : 0, LD(ctx->st.txns));
-	printf("\"ops\":{\"write\":%llu,\"read\":%llu,\"send\":%llu,\"recv\":%llu,\"atomic\":%llu,\"fetch_add\":%llu,\"cmp_swap\":%llu},",
+	fprintf(f, "\"ops\":{\"write\":%llu,\"read\":%llu,\"send\":%llu,\"recv\":%llu,\"atomic\":%llu,\"fetch_add\":%llu,\"cmp_swap\":%llu},",
 	       LD(ctx->st.ops[WK_WRITE]), LD(ctx->st.ops[WK_READ]), LD(ctx->st.ops[WK_SEND]),
 	       LD(ctx->st.ops[WK_RECV]), LD(ctx->st.ops[WK_ATOMIC]), LD(ctx->st.fadd), LD(ctx->st.cas));
-	printf("\"blocks_verified\":%llu,\"blocks_ok\":%llu,\"stale_blocks\":%llu,\"corrupt_blocks\":%llu,\"bad_bytes\":%llu,\"stale_explained\":%llu,\"unexplained\":%llu,",
+	fprintf(f, "\"blocks_verified\":%llu,\"blocks_ok\":%llu,\"stale_blocks\":%llu,\"corrupt_blocks\":%llu,\"bad_bytes\":%llu,\"stale_explained\":%llu,\"unexplained\":%llu,",
 	       t.verified, t.ok, t.stale, t.corrupt, LD(ctx->st.bad_bytes),
 	       LD(ctx->st.stale_explained), LD(ctx->st.unexplained));
-	printf("\"classes\":{");
+	fprintf(f, "\"classes\":{");
 	for (k = 0; k < PAT_NCLASS; k++)
-		printf("%s\"%s\":%llu", k ? "," : "", pat_class_name(k), t.cls[k]);
-	printf("},\"verified_at\":{");
+		fprintf(f, "%s\"%s\":%llu", k ? "," : "", pat_class_name(k), t.cls[k]);
+	fprintf(f, "},\"verified_at\":{");
 	for (w = 0; w < RV_NWHERE; w++)
-		printf("%s\"%s\":%llu", w ? "," : "", where_names[w], LD(ctx->st.verified[w]));
-	printf("},\"atomics_ok\":%llu,\"atomics_bad\":%llu,\"atomics_stale\":%llu,\"final_counters_ok\":%llu,\"final_counters_bad\":%llu,\"final_counters_stale\":%llu,",
+		fprintf(f, "%s\"%s\":%llu", w ? "," : "", where_names[w], LD(ctx->st.verified[w]));
+	fprintf(f, "},\"atomics_ok\":%llu,\"atomics_bad\":%llu,\"atomics_stale\":%llu,\"final_counters_ok\":%llu,\"final_counters_bad\":%llu,\"final_counters_stale\":%llu,",
 	       LD(ctx->st.atomics_ok), LD(ctx->st.atomics_bad), LD(ctx->st.atomics_stale),
 	       LD(ctx->st.final_ok), LD(ctx->st.final_bad), LD(ctx->st.final_stale));
-	printf("\"error_completions\":{");
+	fprintf(f, "\"error_completions\":{");
 	first = true;
 	for (k = 0; k < RV_NWK; k++)
 		for (st = 0; st < 32; st++)
 			if (LD(ctx->st.err[k][st])) {
-				printf("%s\"%s %s\":%llu", first ? "" : ",", wk_names[k],
+				fprintf(f, "%s\"%s %s\":%llu", first ? "" : ",", wk_names[k],
 				       ibv_wc_status_str((enum ibv_wc_status)st), LD(ctx->st.err[k][st]));
 				first = false;
 			}
-	printf("},\"events\":{");
+	fprintf(f, "},\"events\":{");
 	first = true;
 	for (k = 0; k < RV_NKINDS; k++) {
 		if (!(c->kinds & (1u << k)))
 			continue;
 		if (k == RV_EV_CGROUP)
-			printf("%s\"cgroup\":{\"events\":%llu,\"in_flight\":%llu,\"memory_max\":%zu,\"working_set\":%zu,\"oom_kill\":%llu}",
+			fprintf(f, "%s\"cgroup\":{\"events\":%llu,\"in_flight\":%llu,\"memory_max\":%zu,\"working_set\":%zu,\"oom_kill\":%llu}",
 			       first ? "" : ",", ctx->s1.cg_max_events - ctx->s0.cg_max_events,
 			       ctx->s1.cg_max_events - ctx->s0.cg_max_events, ctx->cg_limit,
 			       ctx->working_set, ctx->s1.cg_oom_kill);
 		else
-			printf("%s\"%s\":{\"events\":%llu,\"in_flight\":%llu,\"overlapped\":%llu,\"failed\":%llu,\"slots\":%llu,\"reaccessed\":%llu}",
+			fprintf(f, "%s\"%s\":{\"events\":%llu,\"in_flight\":%llu,\"overlapped\":%llu,\"failed\":%llu,\"slots\":%llu,\"reaccessed\":%llu}",
 			       first ? "" : ",", rv_kind_names[k], LD(ctx->ev.n[k]), LD(ctx->ev.inflight[k]),
 			       LD(ctx->ev.overlap[k]), LD(ctx->ev.fail[k]), LD(ctx->ev.slots[k]),
 			       LD(ctx->ev.reaccess[k]));
 		first = false;
 	}
-	printf("},\"thp\":{\"collapse_ok\":%llu,\"collapse_refused\":%llu,\"split_ok\":%llu,\"split_refused\":%llu,\"split_no_debugfs\":%llu},\"fork_child_pages\":%llu,",
+	fprintf(f, "},\"thp\":{\"collapse_ok\":%llu,\"collapse_refused\":%llu,\"split_ok\":%llu,\"split_refused\":%llu,\"split_no_debugfs\":%llu},\"fork_child_pages\":%llu,\"compactions\":%llu,\"migrated_pages\":%llu,\"migrate_refused\":%llu,\"numa_nodes\":%u,",
 	       LD(ctx->ev.collapse_ok), LD(ctx->ev.collapse_fail), LD(ctx->ev.split_ok),
-	       LD(ctx->ev.split_fail), LD(ctx->ev.split_nodebugfs), LD(ctx->ev.fork_pages));
-	printf("\"vmstat\":{");
+	       LD(ctx->ev.split_fail), LD(ctx->ev.split_nodebugfs), LD(ctx->ev.fork_pages),
+	       LD(ctx->ev.compactions), LD(ctx->ev.migrated), LD(ctx->ev.migrate_refused),
+	       ctx->numa_nodes);
+	fprintf(f, "\"vmstat\":{");
 	for (i = 0; i < RV_NVM; i++)
-		printf("%s\"%s\":%llu", i ? "," : "", vm_keys[i], ctx->s1.vm[i] - ctx->s0.vm[i]);
-	printf("},\"swap\":%s,\"hw_counters\":{", ctx->have_swap ? "true" : "false");
+		fprintf(f, "%s\"%s\":%llu", i ? "," : "", vm_keys[i], ctx->s1.vm[i] - ctx->s0.vm[i]);
+	fprintf(f, "},\"swap\":%s,\"hw_counters\":{", ctx->have_swap ? "true" : "false");
 	first = true;
 	for (i = 0; i < ctx->s1.nhw; i++) {
-		printf("%s\"%s\":%llu", first ? "" : ",", ctx->s1.hwname[i], hw_delta(ctx, i));
+		fprintf(f, "%s\"%s\":%llu", first ? "" : ",", ctx->s1.hwname[i], hw_delta(ctx, i));
 		first = false;
 	}
-	printf("}}\n");
+	fprintf(f, "}}\n");
 }
 
 /* First IPv4-mapped GID (not 127/8) of any RDMA device: an address rdma_cm can use. */
@@ -545,9 +552,19 @@ int main(int argc, char **argv)
 	secs = (tstop ? tstop : rv_now()) - t0;
 	rv_snapshot(ctx, &ctx->s1);
 	if (ctx->cfg.json)
-		report_json(ctx, secs);
+		report_json(ctx, secs, stdout);
 	else
 		report_text(ctx, secs);
+	if (ctx->cfg.json_file[0]) {
+		FILE *jf = fopen(ctx->cfg.json_file, "w");
+
+		if (jf) {
+			report_json(ctx, secs, jf);
+			fclose(jf);
+		} else {
+			fprintf(stderr, "reclaim-verify: %s: %s\n", ctx->cfg.json_file, strerror(errno));
+		}
+	}
 	fflush(stdout);
 	if (stalled) {
 		rv_cgroup_leave(ctx);

@@ -87,7 +87,8 @@ void rv_usage(FILE *f, const char *prog)
 "     fork      fork(); the child writes its own marker into every page (COW)\n"
 "     thp       MADV_HUGEPAGE + MADV_COLLAPSE, then MADV_NOHUGEPAGE + split\n"
 "               (debugfs split_huge_pages) on 2 MiB chunks\n"
-"     compact   write 1 to /proc/sys/vm/compact_memory (root)\n"
+"     compact   write 1 to /proc/sys/vm/compact_memory (root), and with two or\n"
+"               more NUMA nodes move_pages(2) live ranges to the other node\n"
 "     cgroup    run inside a new cgroup v2 whose memory.max is below the\n"
 "               working set (root; needs swap)\n"
 "  --no-reclaim         same as --reclaim none\n"
@@ -95,6 +96,7 @@ void rv_usage(FILE *f, const char *prog)
 "  --cgroup-max SIZE    memory.max for 'cgroup' (default: half the working set)\n"
 "Output:\n"
 "  --json               print the final report as JSON on stdout\n"
+"  --json-file FILE     print the text report and also write the JSON to FILE\n"
 "  --progress SEC       progress line to stderr every SEC seconds (default 1;\n"
 "                       0 = none; only for runs longer than 3 s)\n"
 "  --stall SEC          give up when nothing completes for SEC seconds (default 60)\n"
@@ -204,7 +206,7 @@ static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 
 enum {
 	O_SERVER = 256, O_CLIENT, O_ADDR, O_OPS, O_ODP, O_PINNED, O_MIX, O_NORECLAIM,
-	O_CGMAX, O_JSON, O_PROGRESS, O_STALL, O_SEED,
+	O_CGMAX, O_JSON, O_JSONFILE, O_PROGRESS, O_STALL, O_SEED,
 };
 
 int rv_parse_args(struct rv_config *c, int argc, char **argv, char *err, size_t errlen)
@@ -228,6 +230,7 @@ int rv_parse_args(struct rv_config *c, int argc, char **argv, char *err, size_t 
 		{ "interval", required_argument, NULL, 'i' },
 		{ "cgroup-max", required_argument, NULL, O_CGMAX },
 		{ "json", no_argument, NULL, O_JSON },
+		{ "json-file", required_argument, NULL, O_JSONFILE },
 		{ "progress", required_argument, NULL, O_PROGRESS },
 		{ "stall", required_argument, NULL, O_STALL },
 		{ "seed", required_argument, NULL, O_SEED },
@@ -319,6 +322,11 @@ int rv_parse_args(struct rv_config *c, int argc, char **argv, char *err, size_t 
 			break;
 		case O_JSON:
 			c->json = true;
+			break;
+		case O_JSONFILE:
+			if (strlen(optarg) >= sizeof(c->json_file))
+				return failf(err, errlen, "--json-file: path too long");
+			strcpy(c->json_file, optarg);
 			break;
 		case O_PROGRESS:
 			if (parse_uint(optarg, 0, 3600, &c->progress))

@@ -44,6 +44,7 @@ struct rv_config {
 	unsigned stall;		/* seconds without progress before giving up */
 	unsigned seed;
 	bool json;
+	char json_file[256];	/* also write the JSON report here */
 	bool verbose;
 };
 

@@ -14,11 +14,14 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "rv.h"
+
+#define MPOL_MF_MOVE_FLAG (1 << 1)	/* MPOL_MF_MOVE, without needing numaif.h */
 
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25
@@ -27,7 +30,7 @@
 /* How often each kind fires, in reclaim rounds: the global ones are heavy. */
 static const unsigned kind_period[RV_NKINDS] = {
 	[RV_EV_PAGEOUT] = 1, [RV_EV_DONTNEED] = 1, [RV_EV_REMAP] = 1, [RV_EV_MPROTECT] = 2,
-	[RV_EV_FORK] = 25, [RV_EV_THP] = 3, [RV_EV_COMPACT] = 50, [RV_EV_CGROUP] = 0,
+	[RV_EV_FORK] = 25, [RV_EV_THP] = 3, [RV_EV_COMPACT] = 2, [RV_EV_CGROUP] = 0,
 };
 
 static uint64_t rnd(uint64_t *s)
@@ -286,17 +289,63 @@ static void ev_thp(struct rv_ctx *ctx, uint64_t *rs, unsigned round)
 	ev_end(ctx, RV_EV_THP, &r, true);
 }
 
-static void ev_compact(struct rv_ctx *ctx)
+#define MIGRATE_MAX 128
+
+/*
+ * Migrate a live range to the other NUMA node with move_pages(2): the
+ * deterministic way to make the kernel move our pages (compaction only moves
+ * what happens to sit where it scans).  Content-preserving, so any slot.
+ */
+static void ev_migrate(struct rv_ctx *ctx, uint64_t *rs)
+{
+	struct rv_buf *b = pick(ctx, rs, PICK_ANY);
+	void *pages[MIGRATE_MAX];
+	int nodes[MIGRATE_MAX], status[MIGRATE_MAX];
+	unsigned long i, cnt;
+	size_t off;
+	struct evrec r;
+	long rc;
+
+	if (!b)
+		return;
+	cnt = b->size / PAT_PAGE;
+	if (cnt > MIGRATE_MAX)
+		cnt = MIGRATE_MAX;
+	off = (rnd(rs) % (b->size / PAT_PAGE - cnt + 1)) * PAT_PAGE;
+	for (i = 0; i < cnt; i++)
+		pages[i] = b->base + off + i * PAT_PAGE;
+	/* where are they now? */
+	if (syscall(SYS_move_pages, 0, cnt, pages, NULL, status, 0))
+		return;
+	for (i = 0; i < cnt; i++)
+		nodes[i] = status[i] == 0 ? 1 : 0;
+	ev_begin(ctx, &r, atomic_load(&b->inflight));
+	rc = syscall(SYS_move_pages, 0, cnt, pages, nodes, status, MPOL_MF_MOVE_FLAG);
+	for (i = 0; rc >= 0 && i < cnt; i++)
+		if (status[i] == nodes[i])
+			atomic_fetch_add(&ctx->ev.migrated, 1);
+		else
+			atomic_fetch_add(&ctx->ev.migrate_refused, 1);
+	ev_end(ctx, RV_EV_COMPACT, &r, rc >= 0);
+}
+
+static void ev_compact(struct rv_ctx *ctx, uint64_t *rs, unsigned round)
 {
 	struct evrec r;
-	int fd = open("/proc/sys/vm/compact_memory", O_WRONLY);
+	int fd;
 	bool ok;
 
+	if (ctx->numa_nodes > 1)
+		ev_migrate(ctx, rs);
+	if (round % 25 != 1)
+		return;
+	fd = open("/proc/sys/vm/compact_memory", O_WRONLY);
 	ev_begin(ctx, &r, total_inflight(ctx));
 	ok = fd >= 0 && write(fd, "1", 1) == 1;
 	if (fd >= 0)
 		close(fd);
 	ev_end(ctx, RV_EV_COMPACT, &r, ok);
+	atomic_fetch_add(&ctx->ev.compactions, 1);
 }
 
 static void sleep_ms(unsigned ms)
@@ -312,6 +361,11 @@ void *rv_reclaim_main(void *arg)
 	uint64_t rs = 0x9e3779b97f4a7c15ull ^ ctx->cfg.seed;
 	unsigned round = 0, k;
 
+	{
+		struct stat st;
+
+		ctx->numa_nodes = stat("/sys/devices/system/node/node1", &st) ? 1 : 2;
+	}
 	while (!atomic_load(&ctx->traffic_started) && !atomic_load(&ctx->stop_reclaim))
 		sleep_ms(10);
 	while (!atomic_load(&ctx->stop_reclaim)) {
@@ -338,7 +392,7 @@ void *rv_reclaim_main(void *arg)
 				ev_thp(ctx, &rs, round / kind_period[k]);
 				break;
 			case RV_EV_COMPACT:
-				ev_compact(ctx);
+				ev_compact(ctx, &rs, round / kind_period[k]);
 				break;
 			default:
 				break;
@@ -404,6 +458,12 @@ int rv_cgroup_enter(struct rv_ctx *ctx)
 	}
 	lim = ctx->cfg.cgroup_max ? ctx->cfg.cgroup_max : ctx->working_set / 2;
 	lim &= ~(size_t)4095;
+	if (ctx->cfg.mr == RV_MR_PINNED && lim < ctx->working_set) {
+		/* measured: the memcg OOM killer kills the process while it pins */
+		rv_fatal(ctx, "cgroup: pinned MRs keep all %zu MiB resident and cannot be reclaimed; under memory.max %zu MiB the OOM killer would kill this process (that is what ODP avoids): drop 'cgroup' from --reclaim or raise --cgroup-max",
+			 ctx->working_set >> 20, lim >> 20);
+		return -1;
+	}
 	ctx->cg_limit = lim;
 	snprintf(path, sizeof(path), "%s/memory.max", ctx->cg_path);
 	snprintf(buf, sizeof(buf), "%zu", lim);

@@ -79,7 +79,7 @@ struct rv_evstats {
 	atomic_ullong slots[RV_NKINDS];		/* slots dropped/remapped */
 	atomic_ullong reaccess[RV_NKINDS];	/* ...that the NIC used again afterwards */
 	atomic_ullong collapse_ok, collapse_fail, split_ok, split_fail, split_nodebugfs;
-	atomic_ullong fork_pages;
+	atomic_ullong fork_pages, compactions, migrated, migrate_refused;
 };
 
 struct rv_hello {	/* client -> server, rdma_cm private data (<= 56 bytes) */
@@ -188,6 +188,7 @@ struct rv_ctx {
 	char cg_path[256], cg_orig[256 + 16];
 	size_t cg_limit, working_set;
 	bool have_swap;
+	unsigned numa_nodes;
 	struct rv_snap s0, s1;
 	struct rv_server *srv;
 	struct rv_client *cli;

@@ -162,6 +162,7 @@ static void test_opts(void)
 	CHECK(parse(&c, "stray", err) < 0 && strstr(err, "unexpected"));
 	CHECK(parse(&c, "-w 8 -b 64K -t 64K", err) == 0 && c.target == 2 * 8 * 65536);
 	CHECK(parse(&c, "-b 4K -t 1G", err) < 0 && strstr(err, "65535"));
+	CHECK(parse(&c, "--json-file /tmp/x.json", err) == 0 && !strcmp(c.json_file, "/tmp/x.json"));
 	CHECK(parse(&c, "--cgroup-max 64M", err) == 0 && c.cgroup_max == 64u << 20);
 	CHECK(parse(&c, "--cgroup-max 10", err) < 0);
 	CHECK(rv_parse_size("64K", &sz) == 0 && sz == 65536);
