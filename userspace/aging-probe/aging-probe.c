@@ -50,6 +50,7 @@ struct opts {
 	bool modes[MAX_MODES];	/* odp_aging value of each phase */
 	bool json;
 	int wait_limit;		/* seconds without progress before giving up */
+	int qp_timeout;		/* local ACK timeout exponent of the QPs */
 };
 
 struct counters {
@@ -140,6 +141,8 @@ static void usage(FILE *f)
 "                        on or off (default off,on)\n"
 "  -t, --wait-limit SEC  give up when the traffic makes no progress for SEC\n"
 "                        seconds (default 120)\n"
+"  -T, --qp-timeout N    local ACK timeout of the RC QPs, 4.096 us * 2^N\n"
+"                        (default 14, about 67 ms, as perftest)\n"
 "  -j, --json            print one JSON object instead of key=value lines\n"
 "  -h, --help            this text\n"
 "\n"
@@ -148,8 +151,9 @@ static void usage(FILE *f)
 "A resident right after a reclaim round), a_resident_end_pct, b_resident_end_pct;\n"
 "'round mode=... n=...' lines per round; a final 'result' line with the ratio\n"
 "faulted_off/faulted_on (pages of A faulted with aging off over on, on counted\n"
-"as at least 1). Exit status 0 when the runs completed, 1 on errors, 2 on bad\n"
-"options; it does not judge the numbers (the test does).\n"
+"as at least 1; -1 unless both modes ran). Exit status 0 when the runs\n"
+"completed, 1 on errors, 2 on bad options; it does not judge the numbers\n"
+"(the test does).\n"
 "\n"
 "Settle rounds: A and B are filled together, so they start in the same LRU\n"
 "generation, and the first reclaim may age them twice in a row, faster than\n"
@@ -222,6 +226,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "param", required_argument, NULL, 'p' },
 		{ "modes", required_argument, NULL, 'M' },
 		{ "wait-limit", required_argument, NULL, 't' },
+		{ "qp-timeout", required_argument, NULL, 'T' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -235,11 +240,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		.msg = 65536, .depth = 8, .rounds = 5, .sweeps = 2, .settle = 1,
 		.param = "/sys/module/rdma_rxe/parameters/odp_aging",
 		.nmodes = 2, .modes = { false, true }, .wait_limit = 120,
+		.qp_timeout = 14,
 	};
 	if (env && !parse_num(env, 0, 255, &v))
 		o->gid_index = (int)v;
 
-	while ((c = getopt_long(argc, argv, "d:g:s:m:q:r:R:w:S:c:p:M:t:jh", lo,
+	while ((c = getopt_long(argc, argv, "d:g:s:m:q:r:R:w:S:c:p:M:t:T:jh", lo,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -299,6 +305,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			if (parse_num(optarg, 1, 3600, &v))
 				goto bad;
 			o->wait_limit = (int)v;
+			break;
+		case 'T':
+			if (parse_num(optarg, 1, 31, &v))
+				goto bad;
+			o->qp_timeout = (int)v;
 			break;
 		case 'j':
 			o->json = true;
@@ -454,7 +465,7 @@ static int qp_to_rts(struct ibv_qp *qp, uint32_t dest_qpn, union ibv_gid *gid,
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
+	a.timeout = (uint8_t)o->qp_timeout;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.sq_psn = 0;
@@ -572,7 +583,10 @@ static void *traffic_main(void *arg)
 			wr.wr_id = off;
 			err = ibv_post_send(t->rd->qp_req, &wr, &bad);
 			if (err) {
-				atomic_store(&t->error, err);
+				int none = 0;
+
+				atomic_compare_exchange_strong(&t->error, &none,
+							       err);
 				atomic_store(&t->stop, true);
 				break;
 			}
@@ -589,7 +603,11 @@ static void *traffic_main(void *arg)
 		for (i = 0; i < n; i++) {
 			inflight--;
 			if (wc[i].status != IBV_WC_SUCCESS) {
-				atomic_store(&t->error, 1000 + wc[i].status);
+				int none = 0;
+
+				/* keep the first error: the rest are flushes */
+				atomic_compare_exchange_strong(&t->error, &none,
+							       1000 + (int)wc[i].status);
 				atomic_store(&t->stop, true);
 				continue;
 			}
@@ -600,6 +618,18 @@ static void *traffic_main(void *arg)
 		}
 	}
 	return NULL;
+}
+
+/* On an RDMA error: the device counters that are not zero, for diagnosis */
+static void dump_hw_counters(const struct opts *o)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd),
+		 "cd /sys/class/infiniband/%s/ports/1/hw_counters 2>/dev/null && grep -v '^0$' * >&2",
+		 o->dev);
+	if (system(cmd) == -1)
+		fprintf(stderr, "aging-probe: cannot read hw_counters\n");
 }
 
 /* Wait until A has been swept @n more times; fail on errors or a stall */
@@ -616,11 +646,13 @@ static int wait_sweeps(struct traffic *t, long long n)
 
 		if (err) {
 			if (err >= 1000)
-				fprintf(stderr, "aging-probe: RDMA WRITE completed with %s\n",
-					ibv_wc_status_str(err - 1000));
+				fprintf(stderr, "aging-probe: RDMA WRITE completed with %s (%d)\n",
+					ibv_wc_status_str(err - 1000),
+					err - 1000);
 			else
 				fprintf(stderr, "aging-probe: ibv_post_send: %s\n",
 					strerror(err));
+			dump_hw_counters(t->o);
 			return -1;
 		}
 		nanosleep(&ts, NULL);

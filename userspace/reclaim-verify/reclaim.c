@@ -458,6 +458,12 @@ int rv_cgroup_enter(struct rv_ctx *ctx)
 	}
 	lim = ctx->cfg.cgroup_max ? ctx->cfg.cgroup_max : ctx->working_set / 2;
 	lim &= ~(size_t)4095;
+	if (ctx->cfg.mr == RV_MR_PINNED && lim < ctx->working_set) {
+		/* measured: the memcg OOM killer kills the process while it pins */
+		rv_fatal(ctx, "cgroup: pinned MRs keep all %zu MiB resident and cannot be reclaimed; under memory.max %zu MiB the OOM killer would kill this process (that is what ODP avoids): drop 'cgroup' from --reclaim or raise --cgroup-max",
+			 ctx->working_set >> 20, lim >> 20);
+		return -1;
+	}
 	ctx->cg_limit = lim;
 	snprintf(path, sizeof(path), "%s/memory.max", ctx->cg_path);
 	snprintf(buf, sizeof(buf), "%zu", lim);

@@ -1,0 +1,58 @@
+#!/bin/bash
+# vm-args: -m 2G
+# odp-selftest (userspace/odp-selftest) on OUR rdma_rxe: registration rules,
+# nothing pinned, every verb on ODP MRs with data verified, invalidation proof
+# (driver counters, mincore, swap counters), coherence after MADV_DONTNEED and
+# munmap+mmap (ODP sees the new pages; pinned controls do not), fork, access
+# errors, iova wrap, teardown races, THP split/collapse and compaction.  The
+# guest gets zram swap (for MADV_PAGEOUT) and 2 MiB hugepages first.  Then,
+# in the same boot, Debian's stock rdma_rxe replaces ours and the tests that
+# need a device WITHOUT ODP run there (ODP refused cleanly; pinned controls).
+source "$TOP/tests/lib/guest.sh"
+
+command -v odp-selftest >/dev/null || fail "odp-selftest not built (make)"
+modprobe zram num_devices=1 || fail "modprobe zram"
+dev=$(zramctl --find --size 256M) || fail "zramctl"
+mkswap "$dev" >/dev/null && swapon "$dev" || fail "swap on $dev"
+echo 64 >/proc/sys/vm/nr_hugepages
+echo "swap: $dev ($(awk '/SwapTotal/ { print $2 }' /proc/meminfo) kB); hugepages: $(cat /proc/sys/vm/nr_hugepages)"
+
+odp-selftest -d rxe0 -g "$RXE_GID" | tee /tmp/ours.tap
+rc=${PIPESTATUS[0]}
+grep -q '^# odp-selftest: ' /tmp/ours.tap || fail "odp-selftest did not finish (rc $rc)"
+# Cases listed as pending a kernel fix (tests/lib/odp-selftest-pending.txt)
+# are reported as such; any other failure fails this test.
+pending=$TOP/tests/lib/odp-selftest-pending.txt
+bad=""
+echo "===== odp-selftest on our rdma_rxe: $(tail -1 /tmp/ours.tap | sed 's/^# odp-selftest: //')"
+for t in $(awk '/^not ok / { print $4 }' /tmp/ours.tap); do
+	why=$(awk -F' [|] ' -v t="$t" '$1 == t { print $2 }' "$pending")
+	if [ -n "$why" ]; then
+		echo "PENDING KERNEL FIX (fails as expected): $t: $why"
+	else
+		echo "FAILED: $t"
+		bad="$bad $t"
+	fi
+done
+for t in $(grep -v '^#' "$pending" | awk -F' [|] ' 'NF > 1 { print $1 }'); do
+	grep -q "^ok [0-9]* $t\$" /tmp/ours.tap && echo "PENDING case now PASSES (remove it from $pending): $t"
+done
+[ -z "$bad" ] || fail "odp-selftest on our rdma_rxe failed:$bad"
+# On our module nothing ODP may skip for lack of caps.
+if grep -q '^skip .*no ODP' /tmp/ours.tap; then
+	grep '^skip' /tmp/ours.tap
+	fail "ODP tests skipped on our module for lack of ODP caps"
+fi
+
+echo "== Debian's stock rdma_rxe (no ODP) in place of ours"
+{ rdma link delete rxe0 && rmmod rdma_rxe; } || fail "cannot unload our rdma_rxe"
+# shellcheck source=../vm/guest-rxe.sh
+source "$TOP/tests/vm/guest-rxe.sh"
+RXE_MODE=stock rxe_up || fail "cannot bring up rxe0 on the stock rdma_rxe"
+odp-selftest -d rxe0 -g "$RXE_GID" reg_refused_no_caps pin_control pageout_pinned_control \
+	'coherence_*_pinned' caps | tee /tmp/stock.tap
+rc=${PIPESTATUS[0]}
+[ "$rc" = 0 ] || fail "odp-selftest on the stock rdma_rxe failed"
+grep -q '^ok [0-9]* reg_refused_no_caps$' /tmp/stock.tap || fail "reg_refused_no_caps did not run on stock"
+grep -q '^skip [0-9]* caps: ' /tmp/stock.tap || fail "stock rxe unexpectedly advertises ODP"
+echo "odp-selftest: ok"

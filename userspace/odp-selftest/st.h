@@ -1,0 +1,120 @@
+/* odp-selftest: shared declarations (framework, verbs helpers, system probes). */
+#ifndef ODP_SELFTEST_H
+#define ODP_SELFTEST_H
+
+#include <infiniband/verbs.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum { T_PASS = 0, T_FAIL = 1, T_SKIP = 2 };
+
+/* Per-test environment: each test runs in its own forked process and gets a
+ * freshly opened device and PD. */
+struct env {
+	const char *dev_name;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_device_attr_ex attr;
+	union ibv_gid gid;
+	int gid_idx;
+	uint8_t port;
+	long page;
+	int poll_ms;           /* give up waiting for one completion after this */
+	int verbose;
+	char reason[256];      /* skip reason */
+};
+
+struct test {
+	const char *name;
+	int (*fn)(struct env *e);
+	const char *desc;
+};
+
+extern const struct test tests[];
+extern const size_t n_tests;
+
+/* Diagnostics go to stdout as "# ..." lines (TAP comments). */
+void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#define CHECK(cond, ...)                                                        \
+	do {                                                                    \
+		if (!(cond)) {                                                  \
+			diag("%s:%d: check failed: %s", __FILE__, __LINE__, #cond); \
+			diag(__VA_ARGS__);                                      \
+			return T_FAIL;                                          \
+		}                                                               \
+	} while (0)
+
+#define SKIP(e, ...)                                                            \
+	do {                                                                    \
+		snprintf((e)->reason, sizeof((e)->reason), __VA_ARGS__);        \
+		return T_SKIP;                                                  \
+	} while (0)
+
+/* Propagate a helper's non-pass result. */
+#define TRY(expr)                                                               \
+	do {                                                                    \
+		int _r = (expr);                                                \
+		if (_r != T_PASS)                                               \
+			return _r;                                              \
+	} while (0)
+
+/* ---- verbs helpers (verbs.c) ---- */
+struct qpx {
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+};
+
+struct rc_pair {
+	struct qpx a, b;       /* a = requester side, b = responder side */
+};
+
+int env_open(struct env *e);
+void env_close(struct env *e);
+int has_odp(const struct env *e);
+int odp_rc_caps(const struct env *e, uint32_t need);
+int odp_ud_caps(const struct env *e, uint32_t need);
+int need_odp_rc(struct env *e, uint32_t need);
+
+int rc_pair_create(struct env *e, struct rc_pair *p, struct ibv_srq *srq_b);
+void rc_pair_destroy(struct rc_pair *p);
+int qp_state(struct ibv_qp *qp);
+int wait_qp_err(struct env *e, struct ibv_qp *qp);
+
+int post_rdma(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t laddr, uint32_t len,
+	      uint32_t lkey, uint64_t raddr, uint32_t rkey, uint64_t wr_id);
+int post_atomic(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t laddr, uint32_t lkey,
+		uint64_t raddr, uint32_t rkey, uint64_t cmp_add, uint64_t swap);
+int post_send_ud(struct ibv_qp *qp, struct ibv_ah *ah, uint32_t rqpn, uint64_t laddr,
+		 uint32_t len, uint32_t lkey);
+int post_recv(struct ibv_qp *qp, uint64_t addr, uint32_t len, uint32_t lkey, uint64_t wr_id);
+int post_srq_recv(struct ibv_srq *srq, uint64_t addr, uint32_t len, uint32_t lkey,
+		  uint64_t wr_id);
+/* 1 = got one completion in *wc, 0 = none within e->poll_ms, -1 = poll error */
+int poll_one(struct env *e, struct ibv_cq *cq, struct ibv_wc *wc);
+/* Wait for one completion and check its status. */
+int expect_wc(struct env *e, struct ibv_cq *cq, enum ibv_wc_status st, const char *what);
+/* No completion at all shows up on cq within ms. */
+int expect_no_wc(struct ibv_cq *cq, int ms, const char *what);
+
+/* ---- system probes (sys.c) ---- */
+long vmstat(const char *name);                   /* -1 if absent */
+long hw_counter(struct env *e, const char *name); /* -1 if absent */
+int mr_count(const char *dev);                   /* rdma resource show; -1 on error */
+long resident_pages(void *addr, size_t len);     /* via mincore; -1 on error */
+uint64_t pfn_of(void *addr);                     /* /proc/self/pagemap; 0 = not present/unknown */
+long swap_total_kb(void);
+int is_thp(void *addr);
+void *map_anon(size_t len, size_t align);         /* MAP_PRIVATE|ANON, aligned */
+void fill(void *buf, size_t len, unsigned seed);
+/* offset of first byte that differs from the pattern, or -1 if all match */
+long check_fill(const void *buf, size_t len, unsigned seed);
+long check_byte(const void *buf, size_t len, unsigned char v);
+const char *wc_str(enum ibv_wc_status s);
+
+#define ODP_ACC (IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+		 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+#define PIN_ACC (ODP_ACC & ~IBV_ACCESS_ON_DEMAND)
+
+#endif

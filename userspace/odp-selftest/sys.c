@@ -1,0 +1,206 @@
+/* odp-selftest: probes of the system (vmstat, driver counters, restrack,
+ * mincore, pagemap) and data patterns. */
+#include "st.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("# ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
+long vmstat(const char *name)
+{
+	char key[128];
+	long v, found = -1;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%127s %ld", key, &v) == 2)
+		if (!strcmp(key, name)) {
+			found = v;
+			break;
+		}
+	fclose(f);
+	return found;
+}
+
+long hw_counter(struct env *e, const char *name)
+{
+	char path[256];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/hw_counters/%s",
+		 e->dev_name, e->port, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* Number of MRs restrack knows on dev (all processes), from the summary line
+ * "0: rxe0: pd 1 cq 2 qp 1 cm_id 0 mr 3 ctx 1 srq 0". */
+int mr_count(const char *dev)
+{
+	char line[512], *p;
+	int n = -1;
+	FILE *f = popen("rdma resource show 2>/dev/null", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char tag[64];
+
+		snprintf(tag, sizeof(tag), " %s: ", dev);
+		if (!strstr(line, tag))
+			continue;
+		p = strstr(line, " mr ");
+		if (p)
+			n = atoi(p + 4);
+	}
+	pclose(f);
+	return n;
+}
+
+long resident_pages(void *addr, size_t len)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t n = (len + pg - 1) / pg, i;
+	unsigned char *vec = malloc(n);
+	long r = 0;
+
+	if (!vec)
+		return -1;
+	if (mincore(addr, len, vec)) {
+		free(vec);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		r += vec[i] & 1;
+	free(vec);
+	return r;
+}
+
+uint64_t pfn_of(void *addr)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint64_t ent = 0;
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &ent, sizeof(ent), ((uintptr_t)addr / pg) * sizeof(ent)) != sizeof(ent))
+		ent = 0;
+	close(fd);
+	if (!(ent & (1ULL << 63)))
+		return 0;
+	return ent & ((1ULL << 55) - 1);
+}
+
+long swap_total_kb(void)
+{
+	char key[64];
+	long v, r = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %ld kB\n", key, &v) == 2)
+		if (!strcmp(key, "SwapTotal:")) {
+			r = v;
+			break;
+		}
+	fclose(f);
+	return r;
+}
+
+void *map_anon(size_t len, size_t align)
+{
+	size_t span = len + align;
+	char *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *a;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	a = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+	if (a > p)
+		munmap(p, a - p);
+	if (a + len < p + span)
+		munmap(a + len, p + span - (a + len));
+	return a;
+}
+
+static unsigned char pat(size_t i, unsigned seed)
+{
+	uint32_t x = (uint32_t)i * 2654435761u ^ (seed * 40503u + 17);
+
+	return (unsigned char)(x >> 13 ^ x >> 5 ^ seed);
+}
+
+void fill(void *buf, size_t len, unsigned seed)
+{
+	unsigned char *b = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		b[i] = pat(i, seed);
+}
+
+long check_fill(const void *buf, size_t len, unsigned seed)
+{
+	const unsigned char *b = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (b[i] != pat(i, seed))
+			return (long)i;
+	return -1;
+}
+
+long check_byte(const void *buf, size_t len, unsigned char v)
+{
+	const unsigned char *b = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (b[i] != v)
+			return (long)i;
+	return -1;
+}
+
+/* 1 if addr is backed by a transparent huge page (needs root: pagemap PFNs
+ * and /proc/kpageflags), 0 if not, -1 if unknown. */
+int is_thp(void *addr)
+{
+	uint64_t pfn = pfn_of(addr), flags = 0;
+	int fd;
+
+	if (!pfn)
+		return -1;
+	fd = open("/proc/kpageflags", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &flags, sizeof(flags), pfn * sizeof(flags)) != sizeof(flags)) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return !!(flags & (1ULL << 22));	/* KPF_THP */
+}
