@@ -350,9 +350,10 @@ class Report:
             per_page = [(cold[r] - warm[r]) / pages for r in cold if r in warm and ok(cold[r]) and ok(warm[r])]
             steady = paired_ratios(pwarm, warm, inverse=True)  # pinned/odp time of the warm pass
             ctr = self.ctr_rows("pass", tag)
-            faults = {k: v for k, v in ctr.items() if k.startswith("hw:") and v}
+            faults = {k: v for k, v in ctr.items() if k.startswith("hw:odp") and v}
             mr = median(rat)
-            res[tag] = (mr, median(per_page))
+            if rat:
+                res[tag] = (mr, median(per_page))
             rows.append([tag, fmt_size(size), med_spread(list(pwarm.values()), fmt_us),
                          med_spread(list(warm.values()), fmt_us) if warm else
                          ("registration failed: errno %d" % int(errs[0]["value"]) if errs else "n/a"),
@@ -500,7 +501,7 @@ class Report:
             else:
                 outcome = "exit %d" % rc
             limit = "none" if not mmax or mmax[0]["value"] == 0 else fmt_size(mmax[0]["value"])
-            faults = ", ".join("%s %d" % (k[3:], v) for k, v in sorted(ctr.items()) if k.startswith("hw:") and v)
+            faults = ", ".join("%s %d" % (k[3:], v) for k, v in sorted(ctr.items()) if k.startswith("hw:odp") and v)
             rows.append(["%s (%s)" % (mode, tag), fmt_size(size), limit, outcome,
                          fmt_us(reg[0]["value"]) if reg else "-",
                          med_spread(w) + " MB/s" if w else "-", med_spread(rd) + " MB/s" if rd else "-",
@@ -604,7 +605,7 @@ def plot(rep, png):
         with open(regf, "w") as f:
             for s, p, o, pd, od in sorted(rep.plot_reg):
                 f.write("%d %s\n" % (s, " ".join(str(x) if ok(x) and x > 0 else "NaN" for x in (p, o, pd, od))))
-        cmds = ["set terminal pngcairo size 1400,600 font 'sans,10'",
+        cmds = ["set terminal pngcairo noenhanced size 1400,600 font 'sans,10'",
                 "set output '%s'" % png,
                 "set multiplot layout 1,2",
                 "set logscale x 2", "set grid",
@@ -620,8 +621,9 @@ def plot(rep, png):
             plots.append("'%s' using 1:3 with linespoints lw 2 dt 2 lc rgb '%s' title '%s ODP'"
                          % (fn, colors[i], prog))
         cmds.append("plot " + (", ".join(plots) if plots else "NaN notitle"))
-        cmds += ["unset xtics", "set xtics auto", "set logscale xy 10", "set yrange [*:*]",
-                 "set format x '%.0s%cB'", "set format y '10^{%L}'",
+        cmds += ["set logscale x 2", "set logscale y 10", "set yrange [*:*]",
+                 "set xtics ('4K' 4096, '64K' 65536, '1M' 1048576, '16M' 16777216, '256M' 268435456, "
+                 "'1G' 1073741824, '4G' 4294967296)", "set format y '%g'", "set key top left",
                  "set xlabel 'MR size [bytes]'", "set ylabel 'time [µs]'",
                  "set title 'registration / deregistration time (median)'",
                  "plot '%s' using 1:2 with linespoints lw 2 lc rgb '#1f77b4' title 'pinned reg', "

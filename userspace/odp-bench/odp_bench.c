@@ -461,7 +461,8 @@ static int cmd_reg(const struct opts *o)
 			row("reg", "map-error", "-", size, o, 0, ENOMEM, "errno");
 			continue;
 		}
-		region_touch(&r);
+		if (!o->fresh)
+			region_touch(&r);
 		for (rep = 1; rep <= reps; rep++) {
 			/* Alternate the order so neither mode always runs on a warmer cache. */
 			for (k = 0; k < 2; k++) {
@@ -841,7 +842,8 @@ static void usage(FILE *f)
 "                    the remote target (the requester faults instead of the\n"
 "                    responder)\n"
 "  --fresh           pass: do not touch the region before registering (the cold\n"
-"                    pass then also allocates and zeroes the pages)\n"
+"                    pass then also allocates and zeroes the pages); reg: do not\n"
+"                    touch it (for ODP-only runs: nothing to pin)\n"
 "  --munmap          inval: munmap instead of MADV_DONTNEED\n"
 "  --thp on|off      transparent huge pages for the region (default: system's)\n"
 "  --tag STR         value of the tag column (e.g. a parameter being swept)\n"
