@@ -67,11 +67,14 @@ MODULE_PARM_DESC(odp_fault_ahead,
 #define RXE_ODP_MAX_CHUNK	(64 * 1024)
 
 /*
- * A successful fault leaves the range mapped under umem_mutex, so the
- * re-check after it cannot fail; the bound only guards against looping
- * forever should that ever change.
+ * Fault attempts per access. The first one includes the fault-ahead pages,
+ * the others only what the access needs. A failed fault is often
+ * transient: hmm_range_fault() gives up with -EBUSY after a second of
+ * being invalidated, which our own COW breaks or NUMA migrations can cause
+ * on a slow machine, and a memcg charge can fail once under pressure.
+ * Retrying costs little for a range that is really gone.
  */
-#define RXE_ODP_FAULT_TRIES	3
+#define RXE_ODP_FAULT_TRIES	5
 
 static const enum rxe_counters rxe_odp_dev_counter[RXE_ODP_NUM_STATS] = {
 	[RXE_ODP_STAT_FAULTS]		 = RXE_CNT_ODP_FAULTS,
@@ -268,7 +271,7 @@ static int rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
 	unsigned int shift = odp->page_shift;
 	unsigned long first, last, need, idx, stop, max_idx, ahead;
 	u64 start;
-	int tries, np, err;
+	int tries, np, err = -EAGAIN;
 
 	might_sleep();
 
@@ -291,32 +294,30 @@ static int rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
 		if (idx > need)
 			return 0;
 
+		/*
+		 * Only the first attempt faults ahead: the pages after the
+		 * access may be unmapped or read-only while the ones the
+		 * access needs are fine.
+		 */
 		last = need;
-		stop = min(need + ahead, max_idx);
+		stop = tries ? need : min(need + ahead, max_idx);
 		while (last < stop && !rxe_odp_entry_ok(odp, last + 1, perm))
 			last++;
 		mutex_unlock(&odp->umem_mutex);
 
-		if (tries == RXE_ODP_FAULT_TRIES) {
-			err = -EAGAIN;
+		if (tries == RXE_ODP_FAULT_TRIES)
 			goto out_err;
-		}
+		if (tries > 1)
+			cond_resched();
 
 		start = ib_umem_start(odp) + ((u64)idx << shift);
 		np = ib_umem_odp_map_dma_and_lock(odp, start,
 						  (u64)(last - idx + 1) << shift,
 						  perm, true);
-		/*
-		 * The pages ahead may be unmapped or read-only while the ones
-		 * the access needs are fine: then fault only those.
-		 */
-		if (np < 0 && last > need)
-			np = ib_umem_odp_map_dma_and_lock(odp, start,
-							  (u64)(need - idx + 1) <<
-							  shift, perm, true);
 		if (np < 0) {
 			err = np;
-			goto out_err;
+			mutex_lock(&odp->umem_mutex);
+			continue;
 		}
 		rxe_odp_count(odp, mr, RXE_ODP_STAT_FAULTS, 1);
 		rxe_odp_count(odp, mr, RXE_ODP_STAT_PAGES_FAULTED,

@@ -34,8 +34,12 @@ done
 f0=$(counter odp_faults)
 ibv_rc_pingpong -d rxe0 -g "$RXE_GID" -o -n 200 >/tmp/pp.log 2>&1 &
 sp=$!
-sleep 1.5
-rdma resource show mr -dd >/tmp/mr.log 2>&1
+# The server registers its MR early, but the guest can be slow: poll for it.
+for _ in $(seq 60); do
+	rdma resource show mr -dd >/tmp/mr.log 2>&1
+	grep -q 'drv_odp explicit' /tmp/mr.log && break
+	sleep 0.5
+done
 cat /tmp/mr.log
 grep -q 'drv_odp explicit' /tmp/mr.log || fail "rdma resource show mr -dd shows no ODP MR"
 grep -Eq 'odp_mapped_pages 0( |$)' /tmp/mr.log ||
