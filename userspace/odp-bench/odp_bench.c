@@ -163,6 +163,25 @@ static int region_dereg(struct region *r)
 	return rc;
 }
 
+/* A /proc/vmstat counter, or -1 if it cannot be read. */
+static long long vmstat(const char *name)
+{
+	char line[128];
+	size_t n = strlen(name);
+	long long v = -1;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == ' ') {
+			v = atoll(line + n + 1);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
 /* ------------------------------------------------------------------ device */
 
 static int qp_connect(struct rdma *d, struct ibv_qp *qp, uint32_t remote_qpn, int gid_index)
@@ -470,11 +489,15 @@ static int cmd_reg(const struct opts *o)
 				double t0, t1, t2;
 				int e;
 
+				long long pin0, pin1;
+
 				if (!(o->modes & m))
 					continue;
+				pin0 = vmstat("nr_foll_pin_acquired");
 				t0 = now_us();
 				e = region_reg(&d, &r, m);
 				t1 = now_us();
+				pin1 = vmstat("nr_foll_pin_acquired");
 				if (e) {
 					fprintf(stderr, "reg %s %" PRIu64 ": %s\n", mode_name(m), size,
 						strerror(-e));
@@ -487,6 +510,11 @@ static int cmd_reg(const struct opts *o)
 					row("reg", "dereg-error", mode_name(m), size, o, rep, e, "errno");
 				row("reg", "reg", mode_name(m), size, o, rep, t1 - t0, "us");
 				row("reg", "dereg", mode_name(m), size, o, rep, t2 - t1, "us");
+				/* Pages pinned by this registration (anything else
+				 * running adds to it: an upper bound). */
+				if (pin0 >= 0 && pin1 >= 0)
+					row("reg", "pins", mode_name(m), size, o, rep,
+					    (double)(pin1 - pin0), "pages");
 			}
 		}
 		region_unmap(&r);
