@@ -14,7 +14,7 @@ rdma link show | grep -q 'rxe0/1 state ACTIVE' || fail "rdma link does not show 
 
 ibv_rc_pingpong -d rxe0 -g "$RXE_GID" -n 500 >/tmp/pp.log 2>&1 &
 sp=$!
-sleep 1
+wait_listen 18515 60 || fail "ibv_rc_pingpong server does not listen"
 timeout 120 ibv_rc_pingpong -d rxe0 -g "$RXE_GID" -n 500 "$IP" || fail "ibv_rc_pingpong client failed"
 wait $sp || { cat /tmp/pp.log; fail "ibv_rc_pingpong server failed"; }
 
