@@ -72,7 +72,7 @@ cg = o["events"].get("cgroup")
 rows = [
     ("memory limit (cgroup v2 memory.max, zram swap)",
      f"{mib(cg['memory_max'])} < {mib(cg['working_set'])} working set" if cg else "none",
-     "none: pinned pages can't be reclaimed"),
+     "none (pinned: unevictable)"),
     ("transactions (WRITE+READ+atomic+SEND/RECV)", o["transactions"], p["transactions"]),
     ("data moved, throughput", f"{mib(o['bytes'])}, {o['gbps']:.3f} Gb/s", f"{mib(p['bytes'])}, {p['gbps']:.3f} Gb/s"),
     ("blocks verified byte by byte", o["blocks_verified"], p["blocks_verified"]),

@@ -104,6 +104,7 @@ long hw_counter(struct env *e, const char *name); /* -1 if absent */
 int mr_count(const char *dev);                   /* rdma resource show; -1 on error */
 long resident_pages(void *addr, size_t len);     /* via mincore; -1 on error */
 uint64_t pfn_of(void *addr);                     /* /proc/self/pagemap; 0 = not present/unknown */
+int pfn_range(void *addr, size_t n, uint64_t *out);     /* one pagemap read; -1 on error */
 long swap_total_kb(void);
 int is_thp(void *addr);
 void *map_anon(size_t len, size_t align);         /* MAP_PRIVATE|ANON, aligned */

@@ -204,3 +204,23 @@ int is_thp(void *addr)
 	close(fd);
 	return !!(flags & (1ULL << 22));	/* KPF_THP */
 }
+
+/* PFNs of n consecutive pages from addr in one pagemap read (0 = not present). */
+int pfn_range(void *addr, size_t n, uint64_t *out)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	ssize_t want = n * sizeof(*out);
+	size_t i;
+
+	if (fd < 0)
+		return -1;
+	if (pread(fd, out, want, ((uintptr_t)addr / pg) * sizeof(*out)) != want) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	for (i = 0; i < n; i++)
+		out[i] = out[i] & (1ULL << 63) ? out[i] & ((1ULL << 55) - 1) : 0;
+	return 0;
+}

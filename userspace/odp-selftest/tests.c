@@ -404,11 +404,12 @@ static int t_pin_control(struct env *e)
 	world_free(&w);
 	r2 = vmstat("nr_foll_pin_released");
 	diag("pinned reg of 2 x 64 pages: acquired +%ld; dereg: released +%ld", a1 - a0, r2 - r1);
-	/* At least one pin per page of one of the two MRs (the exact count
-	 * depends on how the kernel accounts large folios). */
+	/* At least one pin per page of one of the two MRs.  The counters are
+	 * system-wide and the exact figures vary by a few pages from run to
+	 * run (large-folio accounting, other pin users), so no equality. */
 	CHECK(a1 - a0 >= 64, "pinned registration moved nr_foll_pin_acquired by only %ld",
 	      a1 - a0);
-	CHECK(r2 - r1 >= a1 - a0, "dereg released only %ld of %ld pins", r2 - r1, a1 - a0);
+	CHECK(r2 - r1 >= 64, "dereg moved nr_foll_pin_released by only %ld", r2 - r1);
 	return T_PASS;
 }
 
@@ -1622,16 +1623,18 @@ static int t_thp_collapse(struct env *e)
 	return T_PASS;
 }
 
-static long pages_moved(char *b, size_t n, long page, uint64_t *pfn)
+/* Pages (even indexes only: the odd ones were freed) whose PFN changed since
+ * the last call; pfn/tmp hold n entries. */
+static long pages_moved(char *b, size_t n, uint64_t *pfn, uint64_t *tmp)
 {
 	long moved = 0;
 	size_t i;
 
+	if (pfn_range(b, n, tmp))
+		return -1;
 	for (i = 0; i < n; i += 2) {
-		uint64_t p = pfn_of(b + i * page);
-
-		moved += p != pfn[i];
-		pfn[i] = p;
+		moved += tmp[i] != pfn[i];
+		pfn[i] = tmp[i];
 	}
 	return moved;
 }
@@ -1651,17 +1654,18 @@ static int t_compaction(struct env *e)
 {
 	struct world w;
 	struct odpc c0, c1;
-	size_t n = 16384, blk = 64, len = n * e->page, i;	/* 64 MiB */
+	size_t n = 8192, blk = 64, len = n * e->page, i;	/* 32 MiB */
 	char *b;
 	struct ibv_mr *mr;
-	uint64_t *pfn;
+	uint64_t *pfn, *tmp;
 	long moved = 0;
 	int tries;
 
 	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
 	b = map_anon(len, e->page);
 	pfn = calloc(n, sizeof(*pfn));
-	CHECK(b && pfn, "alloc");
+	tmp = calloc(n, sizeof(*tmp));
+	CHECK(b && pfn && tmp, "alloc");
 	madvise(b, len, MADV_NOHUGEPAGE);
 	memset(b, 3, len);
 	if (!pfn_of(b))
@@ -1677,11 +1681,12 @@ static int t_compaction(struct env *e)
 				 w.dmr->lkey, va(b) + i * e->page, mr->rkey, i), "post");
 		TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "READ to map in"));
 	}
-	pages_moved(b, n, e->page, pfn);
+	CHECK(pages_moved(b, n, pfn, tmp) >= 0, "pagemap");
 	odpc_read(e, &c0);
 	for (tries = 0; tries < 3 && !moved; tries++) {
 		TRY(compact(e));
-		moved = pages_moved(b, n, e->page, pfn);
+		moved = pages_moved(b, n, pfn, tmp);
+		CHECK(moved >= 0, "pagemap");
 	}
 	odpc_read(e, &c1);
 	diag("compaction (%d run(s)) moved %ld of %zu pages under the ODP MR", tries, moved, n / 2);
@@ -1704,6 +1709,7 @@ static int t_compaction(struct env *e)
 	ibv_dereg_mr(mr);
 	munmap(b, len);
 	free(pfn);
+	free(tmp);
 	world_free(&w);
 	return T_PASS;
 }

@@ -400,6 +400,13 @@ static int wait_cm(struct rv_ctx *ctx, struct rdma_event_channel *ec,
 		rv_fatal(ctx, "rdma_get_cm_event: %s", strerror(errno));
 		return -1;
 	}
+	if (ev->event == RDMA_CM_EVENT_REJECTED && ev->status == 8) {
+		/* IB CM reject reason 8: invalid service ID, nobody listens there */
+		rv_fatal(ctx, "rdma_cm: connection rejected: no reclaim-verify server listening at %s port %u (start it first)",
+			 ctx->cfg.addr, ctx->cfg.port);
+		rdma_ack_cm_event(ev);
+		return -1;
+	}
 	if (ev->event != want) {
 		rv_fatal(ctx, "rdma_cm: got %s (status %d) while waiting for %s",
 			 rdma_event_str(ev->event), ev->status, rdma_event_str(want));
@@ -547,6 +554,8 @@ static void srv_notice(struct rv_sqp *sq, const struct ibv_wc *wc)
 	slot_return(sq->tgt, ts);
 	slot_take(sq->tgt, (unsigned)((n + W) % S));
 	sq->next_n++;
+	if (ctx->cfg.mode == RV_SERVER)
+		atomic_fetch_add(&ctx->st.txns, 1);
 	srv_ack(sq, n, ct, cm);
 }
 
@@ -607,7 +616,8 @@ static int srv_connect_request(struct rv_server *s, struct rdma_cm_event *ev)
 	memset(&h, 0, sizeof(h));
 	if (ev->param.conn.private_data_len >= sizeof(h))
 		memcpy(&h, ev->param.conn.private_data, sizeof(h));
-	if (h.magic != RV_MAGIC || h.qp_index >= RV_MAXQP || h.window < 1 || h.window > 64 ||
+	if (h.magic != RV_MAGIC || h.qp_index >= RV_MAXQP || h.nqps < 1 || h.nqps > RV_MAXQP ||
+	    h.qp_index >= h.nqps || h.window < 1 || h.window > 64 ||
 	    h.nslots < 2 * h.window || h.block != ctx->cfg.block || s->qp[h.qp_index].used) {
 		fprintf(stderr, "%s: server: rejecting a connection (not ours, or block size %u != ours %zu: pass the same --block)\n",
 			ctx->prog, h.block, ctx->cfg.block);
@@ -629,6 +639,7 @@ static int srv_connect_request(struct rv_server *s, struct rdma_cm_event *ev)
 	}
 	/* The client's parameters decide the window and the target size. */
 	ctx->cfg.window = h.window;
+	ctx->cfg.qps = h.nqps;
 	ctx->cfg.target = (size_t)h.nslots * ctx->cfg.block;
 	ctx->cfg.ops = h.ops;
 	sq = &s->qp[h.qp_index];

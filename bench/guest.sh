@@ -1,0 +1,399 @@
+#!/bin/bash
+# The guest side of the benchmark (run by bench/run.sh through tests/vm/run, or
+# by tests/guest/90-bench-smoke.sh): pinned vs ODP memory regions on rxe0,
+# measured side by side in this one boot, interleaved and repeated.
+#
+# usage: bench/guest.sh [--smoke] OUTDIR
+#
+# Writes OUTDIR/raw.csv (one row per measurement:
+# section,case,mode,size,tag,run,value,unit), OUTDIR/meta.txt (kernel, module,
+# packages, guest size, ODP caps, module parameters) and OUTDIR/logs/.
+# bench/report.py turns that into the report, the summary CSV and the plot.
+# --smoke: tiny sizes and one run of everything (seconds, for make check).
+# Exit status 0 even when a measurement fails: failures are rows of the
+# report; non-zero only when the bench itself cannot run.
+set -uo pipefail
+SMOKE=0
+if [ "${1:-}" = --smoke ]; then
+	SMOKE=1
+	shift
+fi
+[ $# = 1 ] || { echo "usage: bench/guest.sh [--smoke] OUTDIR" >&2; exit 2; }
+OUT=$1
+TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+RAW=$OUT/raw.csv
+LOGS=$OUT/logs
+META=$OUT/meta.txt
+mkdir -p "$LOGS" || exit 2
+: >"$RAW"
+: >"$META"
+GID=${RXE_GID:-1}
+export RXE_GID=$GID
+IP=127.0.0.1
+HWC=/sys/class/infiniband/rxe0/ports/1/hw_counters
+PARAMS=/sys/module/rdma_rxe/parameters
+CG=/sys/fs/cgroup/bench
+
+# Sizes and repetitions.  The guest is emulated (TCG) on a shared 2-core host,
+# so its speed swings by several times within seconds: every comparison is
+# made of many short back-to-back pairs and reported as the median of the
+# per-pair ratios, rather than of a few long runs.
+PT_SIZES="4096 65536 1048576"
+if [ "$SMOKE" = 1 ]; then
+	PT_RUNS=1 PT_MODE=iters PT_BW_ITERS=20 PT_LAT_ITERS=50 PT_SIZES=4096
+	STEADY_SIZE=1M STEADY_REPS=1 STEADY_CHUNKS="64K"
+	REG_SIZES=4K,1M,16M REG_REPS=1 REG_BIG=1 PIN_CHECK=16M
+	PASS_SIZE=1M PASS_REPS=1 PASS_VARIANTS="write read"
+	BATCH_SIZE=1M BATCH_REPS=1
+	INVAL_SIZE=2M INVAL_REPS=1 INVAL_VARIANTS="dontneed:on"
+	PRESS_MAX=8M PRESS_WS=16M PRESS_PASSES=1 PRESS_CHUNK=256K ZRAM=64M
+else
+	PT_RUNS=${BENCH_PT_RUNS:-3} PT_MODE=duration PT_DUR=${BENCH_PT_DUR:-2}
+	STEADY_SIZE=2M STEADY_REPS=8 STEADY_CHUNKS="4K 64K 1M"
+	REG_SIZES=4K,64K,1M,16M,256M,1G,4G REG_REPS=5 REG_BIG=3 PIN_CHECK=1G
+	PASS_SIZE=2M PASS_REPS=7
+	PASS_VARIANTS="write read write+local read+local write+fresh"
+	BATCH_SIZE=2M BATCH_REPS=3
+	INVAL_SIZE=8M INVAL_REPS=7
+	INVAL_VARIANTS="dontneed:on dontneed:off munmap:on munmap:off"
+	PRESS_MAX=64M PRESS_WS=128M PRESS_PASSES=1 PRESS_CHUNK=1M ZRAM=256M
+fi
+PT_BW="ib_write_bw ib_read_bw ib_send_bw"
+PT_LAT="ib_write_lat ib_read_lat"
+LAT_SIZE=8
+
+log() { echo "bench: $*" | tee -a "$LOGS/bench.log" >&2; }
+row() { # section case mode size tag run value unit
+	local IFS=,
+	echo "$*" >>"$RAW"
+}
+meta() { echo "$1=$2" >>"$META"; }
+
+# Counter snapshot: rxe hw_counters (K1's ODP counters among them) and the
+# vmstat lines that tell faults, swap and pinning apart.
+snap() {
+	sleep 0.05 # the core caches port hw_counters for 10 ms
+	{
+		# one process, not one per file: process start-up is slow in the guest
+		grep -H . "$HWC"/* 2>/dev/null | sed 's|^.*/\([^/:]*\):|hw:\1 |'
+		grep -E '^(pswpin|pswpout|pgfault|pgmajfault|nr_foll_pin_acquired|nr_foll_pin_released|thp_split_pmd|pgsteal_direct|pgsteal_kswapd) ' /proc/vmstat |
+			sed 's/^/vm:/'
+	} >"$1"
+}
+# Rows "SECTION,ctr:NAME,MODE,SIZE,TAG,RUN,DELTA,count" for every counter that moved.
+delta_rows() { # section mode size tag run before after
+	local sec=$1 mode=$2 size=$3 tag=$4 run=$5
+	awk -v s="$sec" -v m="$mode" -v z="$size" -v t="$tag" -v r="$run" '
+		NR == FNR { a[$1] = $2; next }
+		($1 in a) && $2 != a[$1] { printf "%s,ctr:%s,%s,%s,%s,%s,%d,count\n", s, $1, m, z, t, r, $2 - a[$1] }
+	' "$6" "$7" >>"$RAW"
+}
+
+# ---------------------------------------------------------------- meta
+{
+	meta kernel "$(uname -r) ($(uname -v))"
+	meta module_version "$(cat /sys/module/rdma_rxe/version 2>/dev/null || echo stock)"
+	meta module_file "${RXE_KO:-}"
+	if [ -n "${RXE_KO:-}" ] && [ -f "$RXE_KO" ]; then
+		meta module_srcversion "$(modinfo -F srcversion "$RXE_KO")"
+		meta module_vermagic "$(modinfo -F vermagic "$RXE_KO")"
+		meta module_parm "$(modinfo -F parm "$RXE_KO" | tr '\n' ';')"
+	fi
+	for p in "$PARAMS"/*; do
+		[ -f "$p" ] && meta "param_$(basename "$p")" "$(cat "$p")"
+	done
+	for p in perftest rdma-core libibverbs1 ibverbs-providers qemu-system-x86 linux-perf \
+		linux-image-"$(uname -r)"-unsigned; do
+		meta "pkg_$p" "$(dpkg-query -W -f='${Version}' "$p" 2>/dev/null || echo none)"
+	done
+	meta guest_mem_kib "$(awk '/^MemTotal/ {print $2}' /proc/meminfo)"
+	meta guest_cpus "$(nproc)"
+	meta thp "$(cat /sys/kernel/mm/transparent_hugepage/enabled)"
+	meta mglru "$(cat /sys/kernel/mm/lru_gen/enabled 2>/dev/null || echo n/a)"
+	meta hw_counters "$(ls "$HWC" 2>/dev/null | tr '\n' ' ')"
+	meta smoke "$SMOKE"
+	meta date "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+}
+ODP=no
+if caps=$(odp-bench caps 2>&1) && grep -q '^odp=yes' <<<"$caps"; then
+	ODP=yes
+fi
+meta odp_caps "$(tr '\n' ' ' <<<"$caps")"
+meta odp "$ODP"
+log "ODP: $ODP ($(tr '\n' ' ' <<<"$caps"))"
+
+# ---------------------------------------------------------------- perftest
+# One perftest measurement: server, then the client (retried until the server
+# listens).  Prints the client's log file name; empty on failure.
+perftest_one() { # log prog args...
+	local lg=$1 prog=$2 sp rc i
+	shift 2
+	timeout 120 "$prog" -d rxe0 -x "$GID" "$@" >"$lg.server" 2>&1 &
+	sp=$!
+	for i in $(seq 60); do
+		sleep 0.25
+		timeout 120 "$prog" -d rxe0 -x "$GID" "$@" "$IP" >"$lg" 2>&1
+		rc=$?
+		[ "$rc" = 0 ] && break
+		grep -q "Couldn't connect" "$lg" || break
+	done
+	wait "$sp" || rc=1
+	return "$rc"
+}
+
+# The result line of a perftest log: BW average [Gb/s] or t_avg [us].
+perftest_value() { # log bw|lat
+	awk -v kind="$2" '
+		/^ *#bytes/ { for (i = 1; i <= NF; i++) if ($i == "t_avg[usec]") col = i; hdr = 1; next }
+		hdr && NF >= 3 && $1 ~ /^[0-9]+$/ { print (kind == "bw") ? $4 : $col; exit }
+	' "$1"
+}
+
+run_perftest() {
+	local run prog size kind mode args lg v n order
+	for run in $(seq "$PT_RUNS"); do
+		for prog in $PT_BW $PT_LAT; do
+			case $prog in *_lat) kind=lat; sizes=$LAT_SIZE ;; *) kind=bw; sizes=$PT_SIZES ;; esac
+			for size in $sizes; do
+				# Alternate which mode goes first: neither gets the warmer slot.
+				order="pinned odp"
+				[ $((run % 2)) = 0 ] && order="odp pinned"
+				for mode in $order; do
+					if [ "$mode" = odp ] && [ "$ODP" != yes ]; then
+						row perftest "$prog" odp "$size" - "$run" NaN unsupported
+						continue
+					fi
+					args=(-s "$size")
+					[ "$kind" = bw ] && args+=(--report_gbits)
+					if [ "$PT_MODE" = duration ]; then
+						args+=(-D "$PT_DUR")
+					else
+						n=$PT_BW_ITERS
+						[ "$kind" = lat ] && n=$PT_LAT_ITERS
+						args+=(-n "$n")
+					fi
+					[ "$mode" = odp ] && args+=(--odp)
+					lg=$LOGS/perftest-$prog-$size-$mode-$run.log
+					if perftest_one "$lg" "$prog" "${args[@]}"; then
+						v=$(perftest_value "$lg" "$kind")
+					else
+						v=
+					fi
+					if [ -z "$v" ]; then
+						log "perftest $prog $size $mode run $run failed (see $lg)"
+						row perftest "$prog" "$mode" "$size" - "$run" NaN failed
+					elif [ "$kind" = bw ]; then
+						row perftest "$prog" "$mode" "$size" - "$run" "$v" Gb/s
+					else
+						row perftest "$prog" "$mode" "$size" - "$run" "$v" us
+					fi
+				done
+			done
+		done
+	done
+}
+
+# ---------------------------------------------------------------- odp-bench
+bench() { # logname odp-bench-args...
+	local lg=$LOGS/$1.log t=$SECONDS
+	shift
+	echo "== odp-bench $*" >>"$lg"
+	odp-bench "$@" >>"$RAW" 2>>"$lg"
+	local rc=$?
+	echo "   odp-bench $* : rc $rc, $((SECONDS - t)) s" >>"$LOGS/bench.log"
+	[ "$rc" = 0 ] || log "odp-bench $* exited $rc (see $lg)"
+	return "$rc"
+}
+
+run_steady() {
+	local c op
+	for c in $STEADY_CHUNKS; do
+		for op in write read; do
+			local args=(--size "$STEADY_SIZE" --reps "$STEADY_REPS" --chunk "$c")
+			[ $op = read ] && args+=(--read)
+			bench steady steady "${args[@]}"
+		done
+	done
+}
+
+run_reg() {
+	local a=$OUT/.a b=$OUT/.b
+	bench reg reg --sizes "$REG_SIZES" --reps "$REG_REPS" --big-reps "$REG_BIG"
+	# An ODP registration must not pin: nr_foll_pin_acquired stays put.
+	if [ "$ODP" = yes ]; then
+		snap "$a"
+		bench reg-odp-only reg --mode odp --sizes "$PIN_CHECK" --reps 1
+		snap "$b"
+		row reg pins-acquired odp "$(numfmt --from=iec "$PIN_CHECK")" - 1 \
+			"$(($(awk '$1 == "vm:nr_foll_pin_acquired" {print $2}' "$b") - \
+			$(awk '$1 == "vm:nr_foll_pin_acquired" {print $2}' "$a")))" pages
+	fi
+}
+
+run_pass() {
+	local a=$OUT/.a b=$OUT/.b v
+	for tag in $PASS_VARIANTS; do
+		local args=(--size "$PASS_SIZE" --reps "$PASS_REPS" --chunk 1M)
+		case $tag in read*) args+=(--read) ;; esac
+		case $tag in *+local*) args+=(--local) ;; esac
+		case $tag in *+fresh*) args+=(--fresh) ;; esac
+		snap "$a"
+		bench "pass-$tag" pass "${args[@]}" --tag "$tag"
+		snap "$b"
+		delta_rows pass both "$PASS_SIZE" "$tag" 0 "$a" "$b"
+	done
+}
+
+# The ODP fault batch (K1's module parameter) sized by sweeping it over the
+# cold pass.  BENCH_BATCH_PARAM names it, BENCH_BATCH_VALUES the values.
+run_batch() {
+	local p=${BENCH_BATCH_PARAM:-} vals=${BENCH_BATCH_VALUES:-} orig v a=$OUT/.a b=$OUT/.b
+	if [ -z "$p" ]; then
+		for v in "$PARAMS"/odp_fault_ahead "$PARAMS"/*batch*; do
+			[ -f "$v" ] && p=$(basename "$v") && break
+		done
+	fi
+	if [ -z "$p" ] || [ ! -w "$PARAMS/$p" ] || [ "$ODP" != yes ]; then
+		row batch none odp 0 - 0 NaN "no-batch-parameter"
+		log "no writable fault-batch parameter in $PARAMS: batch sweep skipped"
+		return 0
+	fi
+	orig=$(cat "$PARAMS/$p")
+	[ -n "$vals" ] || vals="0 8 32 128 1024"
+	[ "$SMOKE" = 1 ] && vals="1 $orig"
+	meta batch_param "$p"
+	meta batch_default "$orig"
+	for v in $vals; do
+		if ! echo "$v" >"$PARAMS/$p" 2>/dev/null; then
+			row batch rejected odp 0 "$p=$v" 0 NaN rejected
+			continue
+		fi
+		for op in write read; do
+			local args=(--size "$BATCH_SIZE" --reps "$BATCH_REPS" --chunk 1M --mode odp --tag "$p=$v")
+			[ $op = read ] && args+=(--read)
+			snap "$a"
+			bench batch pass "${args[@]}"
+			snap "$b"
+			delta_rows batch odp "$BATCH_SIZE" "$p=$v/$op" 0 "$a" "$b"
+		done
+	done
+	echo "$orig" >"$PARAMS/$p"
+}
+
+run_inval() {
+	local v
+	for v in $INVAL_VARIANTS; do
+		local args=(--size "$INVAL_SIZE" --reps "$INVAL_REPS" --thp "${v#*:}" --chunk 1M)
+		[ "${v%%:*}" = munmap ] && args+=(--munmap)
+		bench inval inval "${args[@]}"
+	done
+}
+
+# ---------------------------------------------------------------- pressure
+# The OOM killer's report on the console carries a call trace, which the VM
+# harness rightly counts as kernel trouble.  Around a run where an OOM kill
+# is the expected outcome, keep the console quiet, save the kernel log, fail
+# on any trouble outside the OOM report, and clear the ring buffer only when
+# the OOM report is all there is.
+TROUBLE='(WARNING:|BUG:|Oops|kernel BUG|general protection fault|Kernel panic|possible circular locking|possible recursive locking|inconsistent lock state|lockdep|blocked for more than|Call Trace:|UBSAN:|KASAN:|refcount_t:|list_(add|del) corruption|soft lockup|hard LOCKUP|self-detected stall)'
+oom_guard_begin() {
+	if dmesg | grep -Eq "$TROUBLE"; then
+		log "kernel trouble in the log before the pressure runs: not hiding anything"
+		return 1
+	fi
+	dmesg -n 1
+}
+oom_guard_end() { # logfile
+	dmesg >"$1"
+	dmesg -n 5
+	local outside
+	outside=$(awk '
+		/invoked oom-killer/ { inoom = 1 }
+		!inoom { print }
+		/(Memory cgroup out of memory|Out of memory): Killed process/ { inoom = 0 }
+	' "$1" | grep -E "$TROUBLE")
+	if [ -n "$outside" ]; then
+		log "kernel trouble outside an OOM report (kept in the log): $outside"
+		return 1
+	fi
+	dmesg -C
+}
+
+setup_pressure() {
+	modprobe zram || return 1
+	local dev
+	dev=$(zramctl --find --size "$ZRAM" --algorithm lz4) || return 1
+	mkswap "$dev" >/dev/null && swapon "$dev" || return 1
+	meta zram "$dev $ZRAM lz4"
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control || return 1
+	mkdir -p "$CG" || return 1
+}
+
+# One pressure run in the cgroup: mode, memory.max, tag (+ runner prefix).
+press_one() { # mode max tag [runner...]
+	local mode=$1 max=$2 tag=$3 a=$OUT/.a b=$OUT/.b ev0 rc t0 t1
+	shift 3
+	echo "$max" >"$CG/memory.max" || return 1
+	echo max >"$CG/memory.swap.max" 2>/dev/null
+	cp "$CG/memory.events" "$OUT/.ev0"
+	snap "$a"
+	t0=$(date +%s.%N)
+	(
+		echo "$BASHPID" >"$CG/cgroup.procs" || exit 126
+		exec "$@" odp-bench pressure --mode "$mode" --size "$PRESS_WS" \
+			--chunk "$PRESS_CHUNK" --passes "$PRESS_PASSES" --tag "$tag"
+	) >>"$RAW" 2>>"$LOGS/pressure-$tag.log"
+	rc=$?
+	t1=$(date +%s.%N)
+	snap "$b"
+	delta_rows pressure "$mode" "$PRESS_WS" "$tag" 0 "$a" "$b"
+	row pressure exit "$mode" "$PRESS_WS" "$tag" 0 "$rc" status
+	row pressure wall "$mode" "$PRESS_WS" "$tag" 0 "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1e6 }')" us
+	row pressure memory.max "$mode" "$PRESS_WS" "$tag" 0 "$(numfmt --from=iec "$max" 2>/dev/null || echo 0)" bytes
+	awk -v m="$mode" -v z="$PRESS_WS" -v t="$tag" '
+		NR == FNR { a[$1] = $2; next }
+		{ printf "pressure,memcg:%s,%s,%s,%s,0,%d,count\n", $1, m, z, t, $2 - a[$1] }
+	' "$OUT/.ev0" "$CG/memory.events" >>"$RAW"
+	log "pressure $tag: exit $rc"
+}
+
+run_pressure() {
+	if ! setup_pressure; then
+		row pressure setup-failed - 0 - 0 NaN error
+		return 0
+	fi
+	local maxb
+	maxb=$(numfmt --from=iec "$PRESS_MAX")
+	meta press_passes "$PRESS_PASSES"
+	meta press_ws "$PRESS_WS"
+	meta press_max "$PRESS_MAX"
+	# Baselines without a limit, then the limited runs.  The pinned run as
+	# root is expected to end in the memcg OOM killer: the registration pins
+	# (and so swaps in and charges) the whole working set.
+	press_one pinned max nolimit
+	[ "$ODP" = yes ] && press_one odp max nolimit
+	if oom_guard_begin; then
+		press_one pinned "$maxb" limit
+		# An ordinary user whose RLIMIT_MEMLOCK matches the cgroup limit.
+		press_one pinned "$maxb" limit-memlock prlimit --memlock="$maxb" \
+			setpriv --reuid=65534 --regid=65534 --clear-groups
+		oom_guard_end "$LOGS/dmesg-pressure-pinned.log" || row pressure kernel-trouble pinned 0 - 0 1 flag
+	fi
+	[ "$ODP" = yes ] && press_one odp "$maxb" limit
+	[ "$ODP" = yes ] || row pressure exit odp "$PRESS_WS" limit 0 NaN unsupported
+}
+
+# ---------------------------------------------------------------- main
+T0=$(date +%s)
+step() {
+	local t=$(date +%s)
+	log "== $1 (t+$((t - T0))s)"
+	"run_$1"
+	meta "secs_$1" $(($(date +%s) - t))
+}
+for s in ${BENCH_STEPS:-perftest steady reg pass batch inval pressure}; do
+	step "$s"
+done
+meta secs_total $(($(date +%s) - T0))
+rm -f "$OUT/.a" "$OUT/.b" "$OUT/.ev0"
+log "done in $(($(date +%s) - T0))s: $(wc -l <"$RAW") rows in $RAW"

@@ -1,0 +1,82 @@
+/* Host unit tests of odp-bench's device-independent helpers (util.h). */
+#include <stdio.h>
+
+#include "util.h"
+
+static int failures;
+
+#define CHECK(cond)                                                          \
+	do {                                                                 \
+		if (!(cond)) {                                               \
+			fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, \
+				__LINE__, #cond);                            \
+			failures++;                                          \
+		}                                                            \
+	} while (0)
+
+static void test_parse_size(void)
+{
+	uint64_t v = 0;
+
+	CHECK(parse_size("4096", &v) == 0 && v == 4096);
+	CHECK(parse_size("4K", &v) == 0 && v == 4096);
+	CHECK(parse_size("64k", &v) == 0 && v == 65536);
+	CHECK(parse_size("1M", &v) == 0 && v == 1048576);
+	CHECK(parse_size("1MiB", &v) == 0 && v == 1048576);
+	CHECK(parse_size("4G", &v) == 0 && v == 4ULL << 30);
+	CHECK(parse_size("2T", &v) == 0 && v == 2ULL << 40);
+	CHECK(parse_size("", &v) == -EINVAL);
+	CHECK(parse_size("0", &v) == -EINVAL);
+	CHECK(parse_size("-1", &v) == -EINVAL);
+	CHECK(parse_size("4X", &v) == -EINVAL);
+	CHECK(parse_size("4KK", &v) == -EINVAL);
+	CHECK(parse_size("K", &v) == -EINVAL);
+	CHECK(parse_size("99999999999999999999", &v) == -EINVAL);
+	CHECK(parse_size("16777216T", &v) == -EINVAL);
+	CHECK(parse_size(NULL, &v) == -EINVAL);
+}
+
+static void test_parse_list(void)
+{
+	uint64_t s[4];
+
+	CHECK(parse_size_list("4K,1M,4G", s, 4) == 3 && s[0] == 4096 &&
+	      s[1] == 1 << 20 && s[2] == 4ULL << 30);
+	CHECK(parse_size_list("4K,1M,4G,8G,16G", s, 4) == -EINVAL);
+	CHECK(parse_size_list("4K,,1M", s, 4) == 2);
+	CHECK(parse_size_list(",", s, 4) == -EINVAL);
+	CHECK(parse_size_list("4K,x", s, 4) == -EINVAL);
+}
+
+static void test_pattern(void)
+{
+	static uint64_t buf[1024];
+	unsigned char *b = (unsigned char *)buf;
+
+	pattern_fill(buf, 8192, sizeof(buf), 3);
+	CHECK(pattern_corrupt_bytes(buf, 8192, sizeof(buf), 3) == 0);
+	/* Another generation, another offset, or zeros: (nearly) every byte differs. */
+	CHECK(pattern_corrupt_bytes(buf, 8192, sizeof(buf), 4) > sizeof(buf) * 9 / 10);
+	CHECK(pattern_corrupt_bytes(buf, 8192 + 4096, sizeof(buf), 3) > sizeof(buf) * 9 / 10);
+	b[100] ^= 1;
+	b[101] ^= 0x80;
+	b[4000] = (unsigned char)~b[4000];
+	CHECK(pattern_corrupt_bytes(buf, 8192, sizeof(buf), 3) == 3);
+	memset(buf, 0, sizeof(buf));
+	CHECK(pattern_corrupt_bytes(buf, 8192, sizeof(buf), 3) > sizeof(buf) * 9 / 10);
+	CHECK(pattern_word(0, 0) != pattern_word(8, 0));
+	CHECK(pattern_word(0, 0) != pattern_word(0, 1));
+}
+
+int main(void)
+{
+	test_parse_size();
+	test_parse_list();
+	test_pattern();
+	if (failures) {
+		fprintf(stderr, "odp-bench unit: %d check(s) failed\n", failures);
+		return 1;
+	}
+	printf("odp-bench unit: ok\n");
+	return 0;
+}

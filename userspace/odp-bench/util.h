@@ -1,0 +1,110 @@
+/* Helpers of odp-bench that need no RDMA device (unit-tested on the host). */
+#ifndef ODP_BENCH_UTIL_H
+#define ODP_BENCH_UTIL_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * "4K", "64k", "1M", "4G", "4096" -> bytes.  Returns 0 and sets *out, or
+ * -EINVAL for junk, a zero size or a value that does not fit in 64 bits.
+ */
+static inline int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned int shift = 0;
+
+	if (!s || !*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	default: break;
+	}
+	if (*end == 'i' && shift)
+		end++;
+	if ((*end == 'B' || *end == 'b') && shift)
+		end++;
+	if (*end || v == 0)
+		return -EINVAL;
+	if (shift && v > (UINT64_MAX >> shift))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+/*
+ * Comma-separated sizes into sizes[]; returns how many, or -EINVAL
+ * (bad element, or more than max).
+ */
+static inline int parse_size_list(const char *s, uint64_t *sizes, int max)
+{
+	char buf[512], *tok, *save = NULL;
+	int n = 0;
+
+	if (!s || strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == max || parse_size(tok, &sizes[n]))
+			return -EINVAL;
+		n++;
+	}
+	return n ? n : -EINVAL;
+}
+
+/*
+ * The data pattern: one 64-bit word per 8-byte-aligned offset and generation,
+ * so a page that comes back from swap with another page's contents, an older
+ * generation's contents or zeros is caught.  splitmix64 finaliser: cheap,
+ * and no two nearby (offset, gen) pairs give the same word.
+ */
+static inline uint64_t pattern_word(uint64_t off, uint64_t gen)
+{
+	uint64_t z = off + gen * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Fill buf (len a multiple of 8) with the words for offsets off.. of gen. */
+static inline void pattern_fill(void *buf, uint64_t off, size_t len, uint64_t gen)
+{
+	uint64_t *w = buf;
+	size_t i;
+
+	for (i = 0; i < len / 8; i++)
+		w[i] = pattern_word(off + i * 8, gen);
+}
+
+/* Bytes of buf that differ from the pattern (len a multiple of 8). */
+static inline uint64_t pattern_corrupt_bytes(const void *buf, uint64_t off, size_t len,
+					     uint64_t gen)
+{
+	const uint64_t *w = buf;
+	uint64_t bad = 0, x;
+	size_t i;
+	int b;
+
+	for (i = 0; i < len / 8; i++) {
+		x = w[i] ^ pattern_word(off + i * 8, gen);
+		if (!x)
+			continue;
+		for (b = 0; b < 8; b++)
+			bad += ((x >> (8 * b)) & 0xff) != 0;
+	}
+	return bad;
+}
+
+#endif
