@@ -341,6 +341,19 @@ static struct page *rxe_odp_va_to_page(struct ib_umem_odp *odp, u64 va)
 				   (off & ((1ULL << odp->page_shift) - 1)));
 }
 
+/*
+ * rxe writes through the kernel mapping, so the owner's PTE never becomes
+ * dirty. The core dirties a page when it unmaps an entry that still has
+ * ODP_WRITE_ALLOWED_BIT, but a later read fault over the same page resyncs
+ * the entry to read-only, and a clean swap-cache page is then dropped by
+ * reclaim with rxe's data in it. Dirty the page when rxe writes it;
+ * umem_mutex keeps it from being unmapped meanwhile, as in the core.
+ */
+static void rxe_odp_dirty_page(struct page *page)
+{
+	set_page_dirty(page);
+}
+
 static void rxe_odp_copy_locked(struct ib_umem_odp *odp, u64 va, void *addr,
 				unsigned int length, enum rxe_mr_copy_dir dir)
 {
@@ -348,12 +361,15 @@ static void rxe_odp_copy_locked(struct ib_umem_odp *odp, u64 va, void *addr,
 		unsigned int offset = offset_in_page(va);
 		unsigned int bytes = min_t(unsigned int, length,
 					   PAGE_SIZE - offset);
-		u8 *kaddr = kmap_local_page(rxe_odp_va_to_page(odp, va));
+		struct page *page = rxe_odp_va_to_page(odp, va);
+		u8 *kaddr = kmap_local_page(page);
 
-		if (dir == RXE_FROM_MR_OBJ)
+		if (dir == RXE_FROM_MR_OBJ) {
 			memcpy(addr, kaddr + offset, bytes);
-		else
+		} else {
 			memcpy(kaddr + offset, addr, bytes);
+			rxe_odp_dirty_page(page);
+		}
 		kunmap_local(kaddr);
 
 		va += bytes;
@@ -404,6 +420,7 @@ int rxe_odp_atomic_op(struct rxe_mr *mr, u64 iova, int opcode,
 	struct ib_umem_odp *odp = rxe_mr_odp(mr);
 	u64 value, va, *kaddr;
 	unsigned int offset;
+	struct page *page;
 
 	if (rxe_odp_iova_to_va(mr, iova, sizeof(value), &va))
 		return RESPST_ERR_RKEY_VIOLATION;
@@ -418,7 +435,8 @@ int rxe_odp_atomic_op(struct rxe_mr *mr, u64 iova, int opcode,
 		return RESPST_ERR_RKEY_VIOLATION;
 
 	offset = offset_in_page(va);
-	kaddr = kmap_local_page(rxe_odp_va_to_page(odp, va));
+	page = rxe_odp_va_to_page(odp, va);
+	kaddr = kmap_local_page(page);
 
 	spin_lock_bh(&atomic_ops_lock);
 	value = kaddr[offset >> 3];
@@ -432,6 +450,7 @@ int rxe_odp_atomic_op(struct rxe_mr *mr, u64 iova, int opcode,
 	spin_unlock_bh(&atomic_ops_lock);
 
 	kunmap_local(kaddr);
+	rxe_odp_dirty_page(page);
 	rxe_odp_touched(mr, va, sizeof(value), true);
 	mutex_unlock(&odp->umem_mutex);
 
@@ -444,6 +463,7 @@ int rxe_odp_atomic_write(struct rxe_mr *mr, u64 iova, u64 value)
 {
 	struct ib_umem_odp *odp = rxe_mr_odp(mr);
 	unsigned int offset;
+	struct page *page;
 	u64 va, *kaddr;
 
 	/* See IBA oA19-28 */
@@ -460,10 +480,12 @@ int rxe_odp_atomic_write(struct rxe_mr *mr, u64 iova, u64 value)
 		return RESPST_ERR_RKEY_VIOLATION;
 
 	offset = offset_in_page(va);
-	kaddr = kmap_local_page(rxe_odp_va_to_page(odp, va));
+	page = rxe_odp_va_to_page(odp, va);
+	kaddr = kmap_local_page(page);
 	/* Do atomic write after all prior operations have completed */
 	smp_store_release(&kaddr[offset >> 3], value);
 	kunmap_local(kaddr);
+	rxe_odp_dirty_page(page);
 
 	rxe_odp_touched(mr, va, sizeof(value), true);
 	mutex_unlock(&odp->umem_mutex);
