@@ -19,7 +19,7 @@ base_pkgs=(
 	xz-utils zstd sparse dkms
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev
 	rdmacm-utils perftest python3 python3-pyverbs
-	gnuplot-nox linux-perf
+	gnuplot-nox linux-perf python3-ply
 )
 
 missing() {
