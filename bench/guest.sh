@@ -69,7 +69,7 @@ row() { # section case mode size tag run value unit
 }
 meta() { echo "$1=$2" >>"$META"; }
 
-# Counter snapshot: rxe hw_counters (K1's ODP counters among them) and the
+# Counter snapshot: rxe hw_counters (the ODP counters among them) and the
 # vmstat lines that tell faults, swap and pinning apart.
 snap() {
 	sleep 0.05 # the core caches port hw_counters for 10 ms
@@ -265,7 +265,7 @@ run_pass() {
 	done
 }
 
-# The ODP fault batch (K1's module parameter) sized by sweeping it over the
+# The ODP fault batch (module parameter odp_fault_ahead) sized by sweeping it over the
 # cold pass.  BENCH_BATCH_PARAM names it, BENCH_BATCH_VALUES the values.
 run_batch() {
 	local p=${BENCH_BATCH_PARAM:-} vals=${BENCH_BATCH_VALUES:-} orig v a=$OUT/.a b=$OUT/.b

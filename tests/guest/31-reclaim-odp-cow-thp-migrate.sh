@@ -12,7 +12,7 @@ rv_guest_setup || fail "guest setup (rxe0 on a dummy netdev, zram swap)"
 [ -e /sys/devices/system/node/node1 ] || fail "numa=fake=2 gave no second node"
 # Migration here is the explicit kind (move_pages, compaction).  Automatic NUMA
 # balancing's hinting faults inside the driver's hmm_range_fault currently
-# soft-lock the rxe worker (/work/k1-bugs.md, 09:02): keep it out of this test.
+# soft-lock the rxe worker (kernel/KNOWN-ISSUES.md, 2): keep it out of this test.
 echo 0 >/proc/sys/kernel/numa_balancing
 
 rv_run fork -r fork -d 12 || fail "fork run failed"

@@ -37,7 +37,7 @@ static struct ibv_mr *reg(struct env *e, void *buf, size_t len, int acc)
 	return mr;
 }
 
-/* The ODP counters K1's driver exports; absent on other drivers. */
+/* The ODP counters rxe-odp's driver exports; absent on other drivers. */
 struct odpc {
 	long faults, pages_faulted, invalidations, pages_invalidated, errors;
 };

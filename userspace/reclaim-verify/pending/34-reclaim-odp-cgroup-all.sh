@@ -1,5 +1,5 @@
 #!/bin/bash
-# PENDING (move to tests/guest/ when /work/k1-bugs.md #3 and #5 are fixed):
+# PENDING (move to tests/guest/ when kernel/KNOWN-ISSUES.md 1 is fixed):
 # reclaim-verify, ODP MRs, in a cgroup whose memory.max is below the working
 # set, then every reclaim kind at once: 0 stale, 0 corrupt, no error
 # completion, nothing pinned, every kind hit MRs with transfers in flight.
