@@ -20,6 +20,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "loopback.h"
 #include "util.h"
 
 #define MAX_SIZES 32
@@ -48,14 +49,11 @@ struct opts {
 	const char *tag;
 };
 
-/* One device, PD, CQ and a connected pair of RC QPs: qa posts, qb answers. */
+/* One device and PD, and (for the transfers) a connected pair of RC QPs:
+ * qps.a posts, qps.b answers. */
 struct rdma {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq, *cq_b;
-	struct ibv_qp *qa, *qb;
-	union ibv_gid gid;
-	enum ibv_mtu mtu;
+	struct lb_dev dev;
+	struct lb_pair qps;
 	int depth;
 };
 
@@ -147,7 +145,7 @@ static int access_flags(int mode)
 
 static int region_reg(struct rdma *d, struct region *r, int mode)
 {
-	r->mr = ibv_reg_mr(d->pd, r->addr, r->len, access_flags(mode));
+	r->mr = lb_reg_mr(&d->dev, r->addr, r->len, access_flags(mode));
 	if (!r->mr)
 		return errno ? -errno : -EIO;
 	return 0;
@@ -184,115 +182,26 @@ static long long vmstat(const char *name)
 
 /* ------------------------------------------------------------------ device */
 
-static int qp_connect(struct rdma *d, struct ibv_qp *qp, uint32_t remote_qpn, int gid_index)
-{
-	struct ibv_qp_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			    IBV_ACCESS_REMOTE_READ;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			  IBV_QP_ACCESS_FLAGS))
-		return -errno;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = d->mtu;
-	a.dest_qp_num = remote_qpn;
-	a.rq_psn = 0;
-	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = d->gid;
-	a.ah_attr.grh.sgid_index = gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			  IBV_QP_MIN_RNR_TIMER))
-		return -errno;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	/* ~1 s ack timeout: a responder stalled in a swap-in must not exhaust retries. */
-	a.timeout = 18;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 0;
-	a.max_rd_atomic = 16;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
-		return -errno;
-	return 0;
-}
-
-static struct ibv_qp *qp_new(struct rdma *d, struct ibv_cq *cq)
-{
-	struct ibv_qp_init_attr ia;
-
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = cq;
-	ia.recv_cq = cq;
-	ia.qp_type = IBV_QPT_RC;
-	ia.cap.max_send_wr = d->depth;
-	ia.cap.max_recv_wr = 1;
-	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
-	return ibv_create_qp(d->pd, &ia);
-}
-
 static int rdma_open(struct rdma *d, const struct opts *o, bool with_qps)
 {
-	struct ibv_device **list;
-	struct ibv_port_attr pa;
-	int i, n, rc;
+	struct lb_pair_attr pa = {
+		.cqe_a = 2 * o->depth + 2,
+		.cqe_b = 4,
+		.cap = { .max_send_wr = o->depth, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			  IBV_ACCESS_REMOTE_READ,
+		.max_rd_atomic = 16,
+		.hop_limit = 64,
+		/* ~1 s ack timeout: a responder stalled in a swap-in must not exhaust retries. */
+		.timeout = 18,
+	};
 
-	memset(d, 0, sizeof(*d));
+	memset(&d->qps, 0, sizeof(d->qps));
 	d->depth = o->depth;
-	list = ibv_get_device_list(&n);
-	if (!list) {
-		fprintf(stderr, "ibv_get_device_list: %s\n", strerror(errno));
-		return -1;
-	}
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), o->dev))
-			d->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!d->ctx) {
-		fprintf(stderr, "RDMA device %s not found or cannot be opened\n", o->dev);
-		return -1;
-	}
-	d->pd = ibv_alloc_pd(d->ctx);
-	if (!d->pd) {
-		fprintf(stderr, "ibv_alloc_pd: %s\n", strerror(errno));
-		return -1;
-	}
-	if (!with_qps)
-		return 0;
-	if (ibv_query_port(d->ctx, 1, &pa) || ibv_query_gid(d->ctx, 1, o->gid, &d->gid)) {
-		fprintf(stderr, "query port/gid %d: %s\n", o->gid, strerror(errno));
-		return -1;
-	}
-	d->mtu = pa.active_mtu;
-	d->cq = ibv_create_cq(d->ctx, 2 * d->depth + 2, NULL, NULL, 0);
-	d->cq_b = ibv_create_cq(d->ctx, 4, NULL, NULL, 0);
-	if (!d->cq || !d->cq_b) {
-		fprintf(stderr, "ibv_create_cq: %s\n", strerror(errno));
-		return -1;
-	}
-	d->qa = qp_new(d, d->cq);
-	d->qb = qp_new(d, d->cq_b);
-	if (!d->qa || !d->qb) {
-		fprintf(stderr, "ibv_create_qp: %s\n", strerror(errno));
-		return -1;
-	}
-	rc = qp_connect(d, d->qa, d->qb->qp_num, o->gid);
-	if (!rc)
-		rc = qp_connect(d, d->qb, d->qa->qp_num, o->gid);
-	if (rc) {
-		fprintf(stderr, "connect QPs (gid index %d): %s\n", o->gid, strerror(-rc));
+	if (lb_dev_open(&d->dev, o->dev, 1) ||
+	    (with_qps && (lb_dev_gid(&d->dev, o->gid) || lb_pair_create(&d->dev, &d->qps, &pa)))) {
+		fprintf(stderr, "%s\n", d->dev.err);
 		return -1;
 	}
 	return 0;
@@ -300,18 +209,8 @@ static int rdma_open(struct rdma *d, const struct opts *o, bool with_qps)
 
 static void rdma_close(struct rdma *d)
 {
-	if (d->qa)
-		ibv_destroy_qp(d->qa);
-	if (d->qb)
-		ibv_destroy_qp(d->qb);
-	if (d->cq)
-		ibv_destroy_cq(d->cq);
-	if (d->cq_b)
-		ibv_destroy_cq(d->cq_b);
-	if (d->pd)
-		ibv_dealloc_pd(d->pd);
-	if (d->ctx)
-		ibv_close_device(d->ctx);
+	lb_pair_destroy(&d->qps);
+	lb_dev_close(&d->dev);
 }
 
 /* ------------------------------------------------------------------ traffic */
@@ -372,7 +271,7 @@ static int xfer_pass(struct rdma *d, struct xfer *x)
 				wr.wr.rdma.rkey = x->reg->mr->rkey;
 			}
 			sge.length = c;
-			if (ibv_post_send(d->qa, &wr, &bad)) {
+			if (ibv_post_send(d->qps.a.qp, &wr, &bad)) {
 				fprintf(stderr, "ibv_post_send: %s\n", strerror(errno));
 				return -1;
 			}
@@ -381,7 +280,7 @@ static int xfer_pass(struct rdma *d, struct xfer *x)
 			next += c;
 			inflight++;
 		}
-		n = ibv_poll_cq(d->cq, 16, wc);
+		n = ibv_poll_cq(d->qps.a.cq, 16, wc);
 		if (n < 0) {
 			fprintf(stderr, "ibv_poll_cq failed\n");
 			return -1;
@@ -438,7 +337,7 @@ static int cmd_caps(const struct opts *o)
 	if (rdma_open(&d, o, false))
 		return 2;
 	memset(&attr, 0, sizeof(attr));
-	if (ibv_query_device_ex(d.ctx, NULL, &attr)) {
+	if (ibv_query_device_ex(d.dev.ctx, NULL, &attr)) {
 		fprintf(stderr, "ibv_query_device_ex: %s\n", strerror(errno));
 		rdma_close(&d);
 		return 2;

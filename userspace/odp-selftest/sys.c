@@ -45,7 +45,7 @@ long hw_counter(struct env *e, const char *name)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/hw_counters/%s",
-		 e->dev_name, e->port, name);
+		 e->dev_name, e->dev.port, name);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;

@@ -30,10 +30,10 @@ static uint64_t va(const void *p)
 
 static struct ibv_mr *reg(struct env *e, void *buf, size_t len, int acc)
 {
-	struct ibv_mr *mr = ibv_reg_mr(e->pd, buf, len, acc);
+	struct ibv_mr *mr = lb_reg_mr(&e->dev, buf, len, acc);
 
 	if (!mr)
-		diag("ibv_reg_mr(%p, %zu, 0x%x): %s", buf, len, acc, strerror(errno));
+		diag("%s", e->dev.err);
 	return mr;
 }
 
@@ -64,7 +64,7 @@ static int odpc_present(const struct odpc *c)
 
 /* A simple RC transfer world: pair + requester buffer (src) + responder buffer (dst). */
 struct world {
-	struct rc_pair p;
+	struct lb_pair p;
 	char *src, *dst;
 	size_t len;
 	struct ibv_mr *smr, *dmr;
@@ -90,7 +90,7 @@ static void world_free(struct world *w)
 		ibv_dereg_mr(w->smr);
 	if (w->dmr)
 		ibv_dereg_mr(w->dmr);
-	rc_pair_destroy(&w->p);
+	lb_pair_destroy(&w->p);
 	if (w->src)
 		munmap(w->src, w->len);
 	if (w->dst)
@@ -147,7 +147,7 @@ static int t_reg_refused_no_caps(struct env *e)
 	CHECK(buf, "mmap");
 	before = mr_count(e->dev_name);
 	errno = 0;
-	mr = ibv_reg_mr(e->pd, buf, 1 << 16, ODP_ACC);
+	mr = ibv_reg_mr(e->dev.pd, buf, 1 << 16, ODP_ACC);
 	CHECK(!mr, "ODP registration succeeded on a device without ODP caps");
 	diag("ODP registration refused: errno %d (%s)", errno, strerror(errno));
 	CHECK(errno == EOPNOTSUPP || errno == EINVAL, "unexpected errno %d", errno);
@@ -171,7 +171,7 @@ static int t_reg_iova(struct env *e)
 	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
 	/* A second ODP MR over dst, addressed by an iova unrelated to its VA
 	 * (same in-page offset, as uverbs requires). */
-	imr = ibv_reg_mr_iova(e->pd, w.dst, len, iova, ODP_ACC);
+	imr = ibv_reg_mr_iova(e->dev.pd, w.dst, len, iova, ODP_ACC);
 	CHECK(imr, "ibv_reg_mr_iova(iova 0x%llx): %s", (unsigned long long)iova, strerror(errno));
 	fill(w.src, len, 11);
 	memset(w.dst, 0, len);
@@ -215,7 +215,7 @@ static int t_reg_implicit_refused(struct env *e)
 	CHECK(!(e->attr.odp_caps.general_caps & IBV_ODP_SUPPORT_IMPLICIT),
 	      "implicit ODP is advertised: this test expects it refused");
 	errno = 0;
-	mr = ibv_reg_mr(e->pd, NULL, SIZE_MAX, IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE);
+	mr = ibv_reg_mr(e->dev.pd, NULL, SIZE_MAX, IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE);
 	CHECK(!mr, "implicit ODP registration (addr 0, length SIZE_MAX) succeeded");
 	diag("implicit ODP refused: errno %d (%s)", errno, strerror(errno));
 	CHECK(errno == EOPNOTSUPP || errno == EINVAL, "unclear errno %d", errno);
@@ -231,7 +231,7 @@ static int t_reg_overflow_refused(struct env *e)
 	CHECK(buf, "mmap");
 	/* iova + length wraps around 2^64. */
 	errno = 0;
-	mr = ibv_reg_mr_iova(e->pd, buf, 2 * e->page, UINT64_MAX - e->page + 1, ODP_ACC);
+	mr = ibv_reg_mr_iova(e->dev.pd, buf, 2 * e->page, UINT64_MAX - e->page + 1, ODP_ACC);
 	CHECK(!mr, "registration with iova + length wrapping past 2^64 succeeded");
 	diag("wrapping iova refused: errno %d (%s)", errno, strerror(errno));
 	CHECK(errno == EOVERFLOW || errno == EINVAL, "unclear errno %d", errno);
@@ -341,7 +341,7 @@ static int t_reg_hugetlb_on_small_pages(struct env *e)
 	madvise(b, len, MADV_NOHUGEPAGE);
 	memset(b, 1, len);
 	errno = 0;
-	hmr = ibv_reg_mr(e->pd, b, len, ODP_ACC | IBV_ACCESS_HUGETLB);
+	hmr = ibv_reg_mr(e->dev.pd, b, len, ODP_ACC | IBV_ACCESS_HUGETLB);
 	if (!hmr) {
 		diag("refused at registration: %s", strerror(errno));
 		world_free(&w);
@@ -578,14 +578,14 @@ static int t_srq_recv(struct env *e)
 {
 	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 64, .max_sge = 1 } };
 	struct ibv_srq *srq;
-	struct rc_pair p;
+	struct lb_pair p;
 	struct ibv_mr *smr, *rmr;
 	char *s, *r;
 	size_t len = 16 * e->page;
 	int i;
 
 	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_SRQ_RECV));
-	srq = ibv_create_srq(e->pd, &sa);
+	srq = ibv_create_srq(e->dev.pd, &sa);
 	CHECK(srq, "ibv_create_srq: %s", strerror(errno));
 	TRY(rc_pair_create(e, &p, srq));
 	s = map_anon(len, e->page);
@@ -608,7 +608,7 @@ static int t_srq_recv(struct env *e)
 		      "SRQ buffer %d mismatch", i);
 	ibv_dereg_mr(smr);
 	ibv_dereg_mr(rmr);
-	rc_pair_destroy(&p);
+	lb_pair_destroy(&p);
 	ibv_destroy_srq(srq);
 	return T_PASS;
 }
@@ -619,9 +619,11 @@ static int ud_qp(struct env *e, struct ibv_cq *cq, struct ibv_qp **qp)
 		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_UD,
 		.cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = e->port, .qkey = 0x11111111 };
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = e->dev.port, .qkey = 0x11111111,
+	};
 
-	*qp = ibv_create_qp(e->pd, &ia);
+	*qp = ibv_create_qp(e->dev.pd, &ia);
 	CHECK(*qp, "create UD qp: %s", strerror(errno));
 	CHECK(!ibv_modify_qp(*qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY),
 	      "UD INIT");
@@ -637,7 +639,7 @@ static int t_ud_send_recv(struct env *e)
 {
 	struct ibv_cq *cq1, *cq2;
 	struct ibv_qp *q1, *q2;
-	struct ibv_ah_attr aa = { .is_global = 1, .port_num = e->port };
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = e->dev.port };
 	struct ibv_ah *ah;
 	char *s, *r;
 	struct ibv_mr *smr, *rmr;
@@ -647,15 +649,15 @@ static int t_ud_send_recv(struct env *e)
 	if (!odp_ud_caps(e, IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV))
 		SKIP(e, "%s: no UD SEND|RECV ODP caps (ud 0x%x)", e->dev_name,
 		     e->attr.odp_caps.per_transport_caps.ud_odp_caps);
-	cq1 = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
-	cq2 = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+	cq1 = ibv_create_cq(e->dev.ctx, 64, NULL, NULL, 0);
+	cq2 = ibv_create_cq(e->dev.ctx, 64, NULL, NULL, 0);
 	CHECK(cq1 && cq2, "cq");
 	TRY(ud_qp(e, cq1, &q1));
 	TRY(ud_qp(e, cq2, &q2));
-	aa.grh.dgid = e->gid;
-	aa.grh.sgid_index = e->gid_idx;
+	aa.grh.dgid = e->dev.gid;
+	aa.grh.sgid_index = e->dev.gid_index;
 	aa.grh.hop_limit = 1;
-	ah = ibv_create_ah(e->pd, &aa);
+	ah = ibv_create_ah(e->dev.pd, &aa);
 	CHECK(ah, "create_ah: %s", strerror(errno));
 	s = map_anon(len, e->page);
 	r = map_anon(len, e->page);
@@ -961,7 +963,7 @@ static int one_shot(struct env *e, enum ibv_wr_opcode op, uint64_t laddr, uint32
 		    uint32_t lkey, uint64_t raddr, uint32_t rkey, enum ibv_wc_status st,
 		    const char *what)
 {
-	struct rc_pair p;
+	struct lb_pair p;
 	int r;
 
 	TRY(rc_pair_create(e, &p, NULL));
@@ -985,7 +987,7 @@ static int one_shot(struct env *e, enum ibv_wr_opcode op, uint64_t laddr, uint32
 	CHECK(st == IBV_WC_SUCCESS || r == IBV_QPS_ERR, "%s: requester QP state %d, not ERR",
 	      what, r);
 	diag("%s -> %s%s", what, wc_str(st), st == IBV_WC_SUCCESS ? "" : ", QP in ERR");
-	rc_pair_destroy(&p);
+	lb_pair_destroy(&p);
 	return T_PASS;
 }
 
@@ -1165,7 +1167,7 @@ static int t_err_readonly_registration(struct env *e)
 		     "remote WRITE with a read-only MR's rkey"));
 	/* MR registered with remote write on read-only memory: ODP registration
 	 * does not look at the VMA, so either it is refused, or every write is. */
-	wmr = ibv_reg_mr(e->pd, ro, len, ODP_ACC);
+	wmr = ibv_reg_mr(e->dev.pd, ro, len, ODP_ACC);
 	if (!wmr) {
 		diag("writable ODP registration of read-only memory refused: %s", strerror(errno));
 	} else {
@@ -1204,7 +1206,7 @@ static int t_err_iova_wrap(struct env *e)
 		     w.dmr->rkey, LOCERR, "local SGE of 2 GiB on a 16 KiB MR"));
 	CHECK(check_byte(w.dst, len, 9) < 0, "memory changed by wrapping accesses");
 	/* An MR whose iova sits just below 2^64. */
-	hi = ibv_reg_mr_iova(e->pd, w.dst, len, top, ODP_ACC);
+	hi = ibv_reg_mr_iova(e->dev.pd, w.dst, len, top, ODP_ACC);
 	CHECK(hi, "ibv_reg_mr_iova at 2^64 - 8 pages: %s", strerror(errno));
 	fill(w.src, len, 6);
 	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), e->page, w.smr->lkey, top + 3 * e->page,
@@ -1361,7 +1363,7 @@ static int t_dereg_inflight(struct env *e)
 	w.dmr = NULL;
 	TRY(drain(e, w.p.a.cq, n, "responder MR deregistered mid-flight"));
 	/* Now the requester's own MR, with a fresh QP and a fresh responder MR. */
-	rc_pair_destroy(&w.p);
+	lb_pair_destroy(&w.p);
 	TRY(rc_pair_create(e, &w.p, NULL));
 	w.dmr = reg(e, w.dst, len, ODP_ACC);
 	CHECK(w.dmr, "re-register");
@@ -1385,7 +1387,7 @@ static int t_munmap_inflight(struct env *e)
 	int i, n = 48, base, r;
 	char *dst2;
 	struct ibv_mr *dmr2;
-	struct rc_pair p2;
+	struct lb_pair p2;
 
 	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
 	base = mr_count(e->dev_name);
@@ -1402,14 +1404,14 @@ static int t_munmap_inflight(struct env *e)
 	CHECK(!post_rdma(p2.a.qp, IBV_WR_RDMA_READ, va(w.src), len, w.smr->lkey, va(w.dst),
 			 w.dmr->rkey, 1), "post");
 	TRY(expect_wc(e, p2.a.cq, REM, "READ from the munmapped MR afterwards"));
-	rc_pair_destroy(&p2);
+	lb_pair_destroy(&p2);
 	w.dst = NULL;
 	/* The requester's buffer munmapped mid-flight, with a valid responder. */
 	dst2 = map_anon(len, e->page);
 	CHECK(dst2, "mmap");
 	dmr2 = reg(e, dst2, len, ODP_ACC);
 	CHECK(dmr2, "reg");
-	rc_pair_destroy(&w.p);
+	lb_pair_destroy(&w.p);
 	TRY(rc_pair_create(e, &w.p, NULL));
 	for (i = 0; i < n; i++)
 		CHECK(!post_rdma(w.p.a.qp, i & 1 ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
@@ -1447,8 +1449,6 @@ static int t_exit_inflight(struct env *e)
 		long done = 0, posted = 0;
 		struct ibv_wc wc;
 
-		ce.ctx = NULL;
-		ce.pd = NULL;
 		if (env_open(&ce) || world_make(&ce, &w, len, ODP_ACC, ODP_ACC))
 			_exit(3);
 		for (;;) {
