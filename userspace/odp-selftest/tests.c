@@ -84,6 +84,17 @@ static int world_make(struct env *e, struct world *w, size_t len, int sacc, int 
 	return T_PASS;
 }
 
+/* The RC ODP caps most tests need. */
+#define CAPS_WR_RD (IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ)
+#define CAPS_WR_RD_AT (CAPS_WR_RD | IBV_ODP_SUPPORT_ATOMIC)
+
+/* A world of ODP buffers on both sides, once the device has the RC ODP caps. */
+static int odp_world(struct env *e, struct world *w, size_t len, uint32_t caps)
+{
+	TRY(need_odp_rc(e, caps));
+	return world_make(e, w, len, ODP_ACC, ODP_ACC);
+}
+
 static void world_free(struct world *w)
 {
 	if (w->smr)
@@ -167,8 +178,7 @@ static int t_reg_iova(struct env *e)
 	struct ibv_mr *imr;
 	size_t len = 8 * e->page;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, CAPS_WR_RD));
 	/* A second ODP MR over dst, addressed by an iova unrelated to its VA
 	 * (same in-page offset, as uverbs requires). */
 	imr = ibv_reg_mr_iova(e->dev.pd, w.dst, len, iova, ODP_ACC);
@@ -334,8 +344,7 @@ static int t_reg_hugetlb_on_small_pages(struct env *e)
 	size_t len = 2 * HPAGE;
 	char *b;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, IBV_ODP_SUPPORT_WRITE));
 	b = map_anon(len, HPAGE);
 	CHECK(b, "mmap");
 	madvise(b, len, MADV_NOHUGEPAGE);
@@ -421,8 +430,7 @@ static int t_rdma_write(struct env *e)
 	struct odpc c0, c1;
 	size_t len = 32 * e->page;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, IBV_ODP_SUPPORT_WRITE));
 	odpc_read(e, &c0);
 	fill(w.src, len, 31);
 	/* Several sizes/offsets: sub-page, page crossing, multi-page. */
@@ -448,8 +456,7 @@ static int t_rdma_read(struct env *e)
 	struct world w;
 	size_t len = 32 * e->page;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_READ));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, IBV_ODP_SUPPORT_READ));
 	fill(w.dst, len, 41);
 	memset(w.src, 0, len);
 	TRY(do_read(e, &w, 0, 0, len));
@@ -469,8 +476,7 @@ static int t_rdma_read_untouched(struct env *e)
 	struct world w;
 	size_t len = 16 * e->page;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_READ));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, IBV_ODP_SUPPORT_READ));
 	memset(w.src, 0xaa, len);
 	TRY(do_read(e, &w, 0, 0, len));
 	CHECK(check_byte(w.src, len, 0) < 0, "READ of untouched memory was not zero");
@@ -485,8 +491,7 @@ static int t_send_recv(struct env *e)
 	size_t len = 16 * e->page;
 	int i;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV));
 	for (i = 0; i < 3; i++) {
 		size_t off = i * 1000, n = i == 2 ? len / 2 : (size_t)(5 * e->page + 17 * i);
 
@@ -508,8 +513,7 @@ static int t_atomic_cmp_swp(struct env *e)
 	struct world w;
 	uint64_t *t, *res;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_ATOMIC));
-	TRY(world_make(e, &w, 4 * e->page, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, 4 * e->page, IBV_ODP_SUPPORT_ATOMIC));
 	t = (uint64_t *)(w.dst + 2 * e->page + 64);
 	res = (uint64_t *)(w.src + e->page + 8);
 	*t = 0x1111222233334444ULL;
@@ -543,8 +547,7 @@ static int t_atomic_fetch_add(struct env *e)
 	uint64_t *t, *res, expect = 1000;
 	int i;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_ATOMIC));
-	TRY(world_make(e, &w, 4 * e->page, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, 4 * e->page, IBV_ODP_SUPPORT_ATOMIC));
 	t = (uint64_t *)(w.dst + e->page - 8);
 	res = (uint64_t *)(w.src + 3 * e->page);
 	*t = 1000;
@@ -701,8 +704,7 @@ static int t_invalidate_dontneed(struct env *e)
 	struct odpc c0, c1, c2;
 	size_t n = 16, len = n * e->page;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, IBV_ODP_SUPPORT_WRITE));
 	fill(w.src, len, 81);
 	TRY(do_write(e, &w, 0, 0, len));
 	CHECK(resident_pages(w.dst, len) == (long)n, "dst not resident after WRITE");
@@ -942,8 +944,7 @@ static int t_fork_parent_odp(struct env *e)
 {
 	struct world w;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
-	TRY(world_make(e, &w, 8 * e->page, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, 8 * e->page, CAPS_WR_RD));
 	TRY(fork_round(e, &w, FK_NONE, 111));
 	TRY(fork_round(e, &w, FK_PARENT_WRITES, 112));
 	TRY(fork_round(e, &w, FK_CHILD_WRITES, 113));
@@ -992,24 +993,34 @@ static int one_shot(struct env *e, enum ibv_wr_opcode op, uint64_t laddr, uint32
 }
 
 
+/* one_shot from w's source (at byte soff) to its destination (at doff), with
+ * w's keys: an error case then says only what differs. */
+static int shot(struct env *e, struct world *w, enum ibv_wr_opcode op, int64_t soff,
+		uint32_t len, int64_t doff, enum ibv_wc_status st, const char *what)
+{
+	return one_shot(e, op, va(w->src) + soff, len, w->smr->lkey, va(w->dst) + doff,
+			w->dmr->rkey, st, what);
+}
+
+/* Short names for the error cases' tables of shots. */
+#define WR IBV_WR_RDMA_WRITE
+#define RD IBV_WR_RDMA_READ
+#define FADD IBV_WR_ATOMIC_FETCH_AND_ADD
+#define CSWP IBV_WR_ATOMIC_CMP_AND_SWP
+#define OK IBV_WC_SUCCESS
+
 static int t_err_outside_mr(struct env *e)
 {
 	struct world w;
 	size_t len = 4 * e->page;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, CAPS_WR_RD));
 	memset(w.dst, 7, len);
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 100, w.smr->lkey, va(w.dst) + len - 10,
-		     w.dmr->rkey, REM, "remote WRITE across the MR end"));
-	TRY(one_shot(e, IBV_WR_RDMA_READ, va(w.src), 100, w.smr->lkey, va(w.dst) - 50,
-		     w.dmr->rkey, REM, "remote READ before the MR start"));
-	TRY(one_shot(e, IBV_WR_ATOMIC_FETCH_AND_ADD, va(w.src), 8, w.smr->lkey,
-		     va(w.dst) + len, w.dmr->rkey, REM, "atomic just past the MR"));
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src) + len - 10, 100, w.smr->lkey, va(w.dst),
-		     w.dmr->rkey, LOCERR, "local WRITE source across the MR end"));
-	TRY(one_shot(e, IBV_WR_RDMA_READ, va(w.src) + len - 10, 100, w.smr->lkey, va(w.dst),
-		     w.dmr->rkey, LOCERR, "local READ destination across the MR end"));
+	TRY(shot(e, &w, WR, 0, 100, len - 10, REM, "remote WRITE across the MR end"));
+	TRY(shot(e, &w, RD, 0, 100, -50, REM, "remote READ before the MR start"));
+	TRY(shot(e, &w, FADD, 0, 8, len, REM, "atomic just past the MR"));
+	TRY(shot(e, &w, WR, len - 10, 100, 0, LOCERR, "local WRITE source across the MR end"));
+	TRY(shot(e, &w, RD, len - 10, 100, 0, LOCERR, "local READ destination across the MR end"));
 	CHECK(check_byte(w.dst, len, 7) < 0, "responder memory changed by refused accesses");
 	world_free(&w);
 	return T_PASS;
@@ -1018,40 +1029,29 @@ static int t_err_outside_mr(struct env *e)
 static int t_err_munmapped(struct env *e)
 {
 	struct world w;
-	size_t len = 8 * e->page;
-	char *hole;
+	size_t pg = e->page, len = 8 * pg, hole = 4 * pg;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ | IBV_ODP_SUPPORT_ATOMIC));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, CAPS_WR_RD_AT));
 	fill(w.src, len, 1);
 	TRY(do_write(e, &w, 0, 0, len));	/* everything mapped in first */
-	hole = w.dst + 4 * e->page;
-	CHECK(!munmap(hole, 2 * e->page), "munmap");
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 64, w.smr->lkey, va(hole) + 8, w.dmr->rkey,
-		     REM, "remote WRITE into a munmapped range"));
-	TRY(one_shot(e, IBV_WR_RDMA_READ, va(w.src), 64, w.smr->lkey, va(hole) + e->page,
-		     w.dmr->rkey, REM, "remote READ from a munmapped range"));
-	TRY(one_shot(e, IBV_WR_ATOMIC_CMP_AND_SWP, va(w.src), 8, w.smr->lkey, va(hole),
-		     w.dmr->rkey, REM, "atomic on a munmapped range"));
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 3 * e->page, w.smr->lkey,
-		     va(w.dst) + 3 * e->page, w.dmr->rkey, REM,
-		     "remote WRITE starting mapped, running into the hole"));
+	CHECK(!munmap(w.dst + hole, 2 * pg), "munmap");
+	TRY(shot(e, &w, WR, 0, 64, hole + 8, REM, "remote WRITE into a munmapped range"));
+	TRY(shot(e, &w, RD, 0, 64, hole + pg, REM, "remote READ from a munmapped range"));
+	TRY(shot(e, &w, CSWP, 0, 8, hole, REM, "atomic on a munmapped range"));
+	TRY(shot(e, &w, WR, 0, 3 * pg, 3 * pg, REM,
+		 "remote WRITE starting mapped, running into the hole"));
 	/* Local side: the source and the READ destination munmapped. */
-	CHECK(!munmap(w.src + 4 * e->page, 2 * e->page), "munmap");
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src) + 4 * e->page, 64, w.smr->lkey, va(w.dst),
-		     w.dmr->rkey, LOCERR, "local WRITE source munmapped"));
-	TRY(one_shot(e, IBV_WR_RDMA_READ, va(w.src) + 5 * e->page, 64, w.smr->lkey, va(w.dst),
-		     w.dmr->rkey, LOCERR, "local READ destination munmapped"));
-	TRY(one_shot(e, IBV_WR_SEND, va(w.src) + 4 * e->page, 64, w.smr->lkey, 0, 0,
-		     LOCERR, "local SEND source munmapped"));
+	CHECK(!munmap(w.src + 4 * pg, 2 * pg), "munmap");
+	TRY(shot(e, &w, WR, 4 * pg, 64, 0, LOCERR, "local WRITE source munmapped"));
+	TRY(shot(e, &w, RD, 5 * pg, 64, 0, LOCERR, "local READ destination munmapped"));
+	TRY(shot(e, &w, IBV_WR_SEND, 4 * pg, 64, 0, LOCERR, "local SEND source munmapped"));
 	/* The mapped parts still work (fresh QP). */
-	fill(w.src, e->page, 2);
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), e->page, w.smr->lkey, va(w.dst),
-		     w.dmr->rkey, IBV_WC_SUCCESS, "WRITE into the still-mapped part"));
-	CHECK(check_fill(w.dst, e->page, 2) < 0, "mapped part data");
-	w.len = 4 * e->page;	/* unmap only what is left at free time */
-	munmap(w.dst + 6 * e->page, 2 * e->page);
-	munmap(w.src + 6 * e->page, 2 * e->page);
+	fill(w.src, pg, 2);
+	TRY(shot(e, &w, WR, 0, pg, 0, OK, "WRITE into the still-mapped part"));
+	CHECK(check_fill(w.dst, pg, 2) < 0, "mapped part data");
+	w.len = 4 * pg;	/* unmap only what is left at free time */
+	munmap(w.dst + 6 * pg, 2 * pg);
+	munmap(w.src + 6 * pg, 2 * pg);
 	world_free(&w);
 	return T_PASS;
 }
@@ -1065,8 +1065,7 @@ static int t_err_recv_munmapped(struct env *e)
 	struct ibv_wc wc;
 	int r;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV));
 	CHECK(!munmap(w.dst + e->page, e->page), "munmap");
 	CHECK(!post_recv(w.p.b.qp, va(w.dst) + e->page, e->page, w.dmr->lkey, 1), "recv");
 	CHECK(!post_rdma(w.p.a.qp, IBV_WR_SEND, va(w.src), 100, w.smr->lkey, 0, 0, 1), "send");
@@ -1092,22 +1091,17 @@ static int t_err_recv_munmapped(struct env *e)
 static int t_err_prot_none(struct env *e)
 {
 	struct world w;
-	size_t len = 4 * e->page;
+	size_t pg = e->page, len = 4 * pg;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, CAPS_WR_RD));
 	fill(w.src, len, 3);
 	TRY(do_write(e, &w, 0, 0, len));	/* mapped before the mprotect */
-	CHECK(!mprotect(w.dst + e->page, 2 * e->page, PROT_NONE), "mprotect");
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 64, w.smr->lkey, va(w.dst) + e->page,
-		     w.dmr->rkey, REM, "remote WRITE into PROT_NONE (was mapped)"));
-	TRY(one_shot(e, IBV_WR_RDMA_READ, va(w.src), 64, w.smr->lkey, va(w.dst) + 2 * e->page,
-		     w.dmr->rkey, REM, "remote READ from PROT_NONE"));
-	CHECK(!mprotect(w.src + e->page, e->page, PROT_NONE), "mprotect");
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src) + e->page, 64, w.smr->lkey, va(w.dst),
-		     w.dmr->rkey, LOCERR, "local WRITE source PROT_NONE"));
-	TRY(one_shot(e, IBV_WR_RDMA_READ, va(w.src) + e->page, 64, w.smr->lkey, va(w.dst),
-		     w.dmr->rkey, LOCERR, "local READ destination PROT_NONE"));
+	CHECK(!mprotect(w.dst + pg, 2 * pg, PROT_NONE), "mprotect");
+	TRY(shot(e, &w, WR, 0, 64, pg, REM, "remote WRITE into PROT_NONE (was mapped)"));
+	TRY(shot(e, &w, RD, 0, 64, 2 * pg, REM, "remote READ from PROT_NONE"));
+	CHECK(!mprotect(w.src + pg, pg, PROT_NONE), "mprotect");
+	TRY(shot(e, &w, WR, pg, 64, 0, LOCERR, "local WRITE source PROT_NONE"));
+	TRY(shot(e, &w, RD, pg, 64, 0, LOCERR, "local READ destination PROT_NONE"));
 	CHECK(!mprotect(w.dst, len, PROT_READ | PROT_WRITE), "mprotect back");
 	CHECK(check_fill(w.dst, len, 3) < 0, "PROT_NONE pages changed");
 	world_free(&w);
@@ -1117,42 +1111,45 @@ static int t_err_prot_none(struct env *e)
 static int t_err_readonly_mapping(struct env *e)
 {
 	struct world w;
-	size_t len = 4 * e->page;
+	size_t pg = e->page, len = 4 * pg;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ | IBV_ODP_SUPPORT_ATOMIC));
 	/* Registered with remote write on writable memory, then made read-only;
 	 * page 0 mapped writable in the MR first, the others never touched. */
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, CAPS_WR_RD_AT));
 	fill(w.src, len, 4);
-	TRY(do_write(e, &w, 0, 0, e->page));
+	TRY(do_write(e, &w, 0, 0, pg));
 	CHECK(!mprotect(w.dst, len, PROT_READ), "mprotect");
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 64, w.smr->lkey, va(w.dst), w.dmr->rkey,
-		     REM, "remote WRITE into a page made read-only (was mapped writable)"));
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 64, w.smr->lkey, va(w.dst) + 2 * e->page,
-		     w.dmr->rkey, REM, "remote WRITE into a read-only, never-touched page"));
-	TRY(one_shot(e, IBV_WR_ATOMIC_FETCH_AND_ADD, va(w.src), 8, w.smr->lkey,
-		     va(w.dst) + 8, w.dmr->rkey, REM, "atomic on a read-only page"));
+	TRY(shot(e, &w, WR, 0, 64, 0, REM,
+		 "remote WRITE into a page made read-only (was mapped writable)"));
+	TRY(shot(e, &w, WR, 0, 64, 2 * pg, REM, "remote WRITE into a read-only, never-touched page"));
+	TRY(shot(e, &w, FADD, 0, 8, 8, REM, "atomic on a read-only page"));
 	/* Reading stays fine, and a READ first then a WRITE must not loop. */
-	TRY(one_shot(e, IBV_WR_RDMA_READ, va(w.src) + e->page, 64, w.smr->lkey,
-		     va(w.dst) + 3 * e->page, w.dmr->rkey, IBV_WC_SUCCESS,
-		     "remote READ of a read-only page"));
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 64, w.smr->lkey, va(w.dst) + 3 * e->page,
-		     w.dmr->rkey, REM, "remote WRITE into the read-only page just READ"));
-	CHECK(check_fill(w.dst, e->page, 4) < 0, "read-only page 0 changed");
-	CHECK(check_byte(w.dst + e->page, 3 * e->page, 0) < 0, "read-only pages changed");
+	TRY(shot(e, &w, RD, pg, 64, 3 * pg, OK, "remote READ of a read-only page"));
+	TRY(shot(e, &w, WR, 0, 64, 3 * pg, REM, "remote WRITE into the read-only page just READ"));
+	CHECK(check_fill(w.dst, pg, 4) < 0, "read-only page 0 changed");
+	CHECK(check_byte(w.dst + pg, 3 * pg, 0) < 0, "read-only pages changed");
 	world_free(&w);
 	return T_PASS;
 }
 
+/* w with another destination buffer and MR, for shot(). */
+static struct world retarget(const struct world *w, char *dst, struct ibv_mr *mr)
+{
+	struct world t = *w;
+
+	t.dst = dst;
+	t.dmr = mr;
+	return t;
+}
+
 static int t_err_readonly_registration(struct env *e)
 {
-	struct world w;
+	struct world w, r;
 	size_t len = 4 * e->page;
 	char *ro;
 	struct ibv_mr *rmr, *wmr;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, CAPS_WR_RD));
 	ro = map_anon(len, e->page);
 	CHECK(ro, "mmap");
 	fill(ro, len, 5);
@@ -1160,21 +1157,20 @@ static int t_err_readonly_registration(struct env *e)
 	/* MR registered read-only (remote read only) on read-only memory. */
 	rmr = reg(e, ro, len, IBV_ACCESS_ON_DEMAND | IBV_ACCESS_REMOTE_READ);
 	CHECK(rmr, "read-only ODP registration failed");
-	TRY(one_shot(e, IBV_WR_RDMA_READ, va(w.src), len, w.smr->lkey, va(ro), rmr->rkey,
-		     IBV_WC_SUCCESS, "remote READ of a read-only ODP MR"));
+	r = retarget(&w, ro, rmr);
+	TRY(shot(e, &r, RD, 0, len, 0, OK, "remote READ of a read-only ODP MR"));
 	CHECK(check_fill(w.src, len, 5) < 0, "READ data from read-only MR");
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 64, w.smr->lkey, va(ro), rmr->rkey, REM,
-		     "remote WRITE with a read-only MR's rkey"));
+	TRY(shot(e, &r, WR, 0, 64, 0, REM, "remote WRITE with a read-only MR's rkey"));
 	/* MR registered with remote write on read-only memory: ODP registration
 	 * does not look at the VMA, so either it is refused, or every write is. */
 	wmr = ibv_reg_mr(e->dev.pd, ro, len, ODP_ACC);
 	if (!wmr) {
 		diag("writable ODP registration of read-only memory refused: %s", strerror(errno));
 	} else {
-		TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 64, w.smr->lkey, va(ro) + 100,
-			     wmr->rkey, REM, "remote WRITE into read-only memory via a writable MR"));
-		TRY(one_shot(e, IBV_WR_RDMA_READ, va(w.src), 64, w.smr->lkey, va(ro) + 100,
-			     wmr->rkey, IBV_WC_SUCCESS, "remote READ via the same MR"));
+		r = retarget(&w, ro, wmr);
+		TRY(shot(e, &r, WR, 0, 64, 100, REM,
+			 "remote WRITE into read-only memory via a writable MR"));
+		TRY(shot(e, &r, RD, 0, 64, 100, OK, "remote READ via the same MR"));
 		ibv_dereg_mr(wmr);
 	}
 	CHECK(check_fill(ro, len, 5) < 0, "read-only memory changed");
@@ -1187,37 +1183,35 @@ static int t_err_readonly_registration(struct env *e)
 static int t_err_iova_wrap(struct env *e)
 {
 	struct world w;
-	size_t len = 4 * e->page;
-	uint64_t top = 0ULL - 8 * (uint64_t)e->page;	/* iova 2^64 - 8 pages */
+	size_t pg = e->page, len = 4 * pg;
+	uint64_t top = 0ULL - 8 * (uint64_t)pg;	/* iova 2^64 - 8 pages */
 	struct ibv_mr *hi;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ | IBV_ODP_SUPPORT_ATOMIC));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, CAPS_WR_RD_AT));
 	memset(w.dst, 9, len);
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 4096, w.smr->lkey, UINT64_MAX - 100,
-		     w.dmr->rkey, REM, "remote WRITE at 2^64-100, 4096 bytes (wraps)"));
-	TRY(one_shot(e, IBV_WR_RDMA_READ, va(w.src), 64, w.smr->lkey, UINT64_MAX - 10,
-		     w.dmr->rkey, REM, "remote READ at 2^64-10 (wraps)"));
-	TRY(one_shot(e, IBV_WR_ATOMIC_FETCH_AND_ADD, va(w.src), 8, w.smr->lkey, UINT64_MAX - 7,
-		     w.dmr->rkey, REM, "atomic at 2^64-8"));
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, UINT64_MAX - 50, 100, w.smr->lkey, va(w.dst),
-		     w.dmr->rkey, LOCERR, "local SGE at 2^64-50, 100 bytes (wraps)"));
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 0x7fffffff, w.smr->lkey, va(w.dst),
-		     w.dmr->rkey, LOCERR, "local SGE of 2 GiB on a 16 KiB MR"));
+	/* Absolute addresses near 2^64: one_shot, not offsets. */
+	TRY(one_shot(e, WR, va(w.src), 4096, w.smr->lkey, UINT64_MAX - 100, w.dmr->rkey, REM,
+		     "remote WRITE at 2^64-100, 4096 bytes (wraps)"));
+	TRY(one_shot(e, RD, va(w.src), 64, w.smr->lkey, UINT64_MAX - 10, w.dmr->rkey, REM,
+		     "remote READ at 2^64-10 (wraps)"));
+	TRY(one_shot(e, FADD, va(w.src), 8, w.smr->lkey, UINT64_MAX - 7, w.dmr->rkey, REM,
+		     "atomic at 2^64-8"));
+	TRY(one_shot(e, WR, UINT64_MAX - 50, 100, w.smr->lkey, va(w.dst), w.dmr->rkey, LOCERR,
+		     "local SGE at 2^64-50, 100 bytes (wraps)"));
+	TRY(shot(e, &w, WR, 0, 0x7fffffff, 0, LOCERR, "local SGE of 2 GiB on a 16 KiB MR"));
 	CHECK(check_byte(w.dst, len, 9) < 0, "memory changed by wrapping accesses");
 	/* An MR whose iova sits just below 2^64. */
 	hi = ibv_reg_mr_iova(e->dev.pd, w.dst, len, top, ODP_ACC);
 	CHECK(hi, "ibv_reg_mr_iova at 2^64 - 8 pages: %s", strerror(errno));
 	fill(w.src, len, 6);
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), e->page, w.smr->lkey, top + 3 * e->page,
-		     hi->rkey, IBV_WC_SUCCESS, "WRITE into the last page of a top-of-space MR"));
-	CHECK(check_fill(w.dst + 3 * e->page, e->page, 6) < 0, "top-of-space WRITE data");
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 2 * e->page, w.smr->lkey,
-		     top + 3 * e->page, hi->rkey, REM, "WRITE past the end of a top-of-space MR"));
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 2 * e->page, w.smr->lkey,
-		     UINT64_MAX - e->page + 1, hi->rkey, REM,
+	TRY(one_shot(e, WR, va(w.src), pg, w.smr->lkey, top + 3 * pg, hi->rkey, OK,
+		     "WRITE into the last page of a top-of-space MR"));
+	CHECK(check_fill(w.dst + 3 * pg, pg, 6) < 0, "top-of-space WRITE data");
+	TRY(one_shot(e, WR, va(w.src), 2 * pg, w.smr->lkey, top + 3 * pg, hi->rkey, REM,
+		     "WRITE past the end of a top-of-space MR"));
+	TRY(one_shot(e, WR, va(w.src), 2 * pg, w.smr->lkey, UINT64_MAX - pg + 1, hi->rkey, REM,
 		     "WRITE at 2^64-1 page with a top-of-space MR (wraps)"));
-	CHECK(check_byte(w.dst, 3 * e->page, 9) < 0, "memory outside the target changed");
+	CHECK(check_byte(w.dst, 3 * pg, 9) < 0, "memory outside the target changed");
 	ibv_dereg_mr(hi);
 	world_free(&w);
 	return T_PASS;
@@ -1228,28 +1222,22 @@ static int t_err_iova_wrap(struct env *e)
 static int t_err_local_prot_status(struct env *e)
 {
 	struct world w, pw;
-	size_t len = 8 * e->page;
+	size_t pg = e->page, len = 8 * pg;
 	int bad = 0;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, CAPS_WR_RD));
 	TRY(world_make(e, &pw, len, PIN_ACC, PIN_ACC));
 	fill(w.src, len, 1);
 	/* Every case runs (a fresh QP each), so one run shows all statuses. */
-	bad |= one_shot(e, IBV_WR_RDMA_WRITE, va(pw.src) + len - 10, 100, pw.smr->lkey,
-			va(pw.dst), pw.dmr->rkey, LOC, "pinned: local WRITE source across the MR end");
-	bad |= one_shot(e, IBV_WR_RDMA_WRITE, va(w.src) + len - 10, 100, w.smr->lkey, va(w.dst),
-			w.dmr->rkey, LOC, "ODP: local WRITE source across the MR end");
-	bad |= one_shot(e, IBV_WR_RDMA_WRITE, UINT64_MAX - 50, 100, w.smr->lkey, va(w.dst),
-			w.dmr->rkey, LOC, "ODP: local SGE at 2^64-50 (wraps)");
-	CHECK(!mprotect(w.src + e->page, e->page, PROT_NONE), "mprotect");
-	bad |= one_shot(e, IBV_WR_RDMA_WRITE, va(w.src) + e->page, 64, w.smr->lkey, va(w.dst),
-			w.dmr->rkey, LOC, "ODP: local WRITE source PROT_NONE");
-	bad |= one_shot(e, IBV_WR_RDMA_READ, va(w.src) + e->page, 64, w.smr->lkey, va(w.dst),
-			w.dmr->rkey, LOC, "ODP: local READ destination PROT_NONE");
-	bad |= one_shot(e, IBV_WR_SEND, va(w.src) + e->page, 64, w.smr->lkey, 0, 0,
-			LOC, "ODP: local SEND source PROT_NONE");
-	CHECK(!mprotect(w.src + e->page, e->page, PROT_READ | PROT_WRITE), "mprotect");
+	bad |= shot(e, &pw, WR, len - 10, 100, 0, LOC, "pinned: local WRITE source across the MR end");
+	bad |= shot(e, &w, WR, len - 10, 100, 0, LOC, "ODP: local WRITE source across the MR end");
+	bad |= one_shot(e, WR, UINT64_MAX - 50, 100, w.smr->lkey, va(w.dst), w.dmr->rkey, LOC,
+			"ODP: local SGE at 2^64-50 (wraps)");
+	CHECK(!mprotect(w.src + pg, pg, PROT_NONE), "mprotect");
+	bad |= shot(e, &w, WR, pg, 64, 0, LOC, "ODP: local WRITE source PROT_NONE");
+	bad |= shot(e, &w, RD, pg, 64, 0, LOC, "ODP: local READ destination PROT_NONE");
+	bad |= shot(e, &w, IBV_WR_SEND, pg, 64, 0, LOC, "ODP: local SEND source PROT_NONE");
+	CHECK(!mprotect(w.src + pg, pg, PROT_READ | PROT_WRITE), "mprotect");
 	world_free(&w);
 	world_free(&pw);
 	return bad ? T_FAIL : T_PASS;
@@ -1262,8 +1250,7 @@ static int t_access_next_to_hole(struct env *e)
 	struct world w;
 	size_t n = 16, len = n * e->page;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, CAPS_WR_RD));
 	/* dst: pages 0-3 ok, 4 unmapped, 5-7 ok, 8 PROT_NONE, 9-11 ok, 12 read-only,
 	 * 13-15 ok.  Nothing touched yet, so every access below faults. */
 	CHECK(!munmap(w.dst + 4 * e->page, e->page), "munmap");
@@ -1303,8 +1290,7 @@ static int t_write_after_read_untouched(struct env *e)
 	struct world w;
 	size_t len = 256 * e->page;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, CAPS_WR_RD));
 	madvise(w.dst, len, MADV_NOHUGEPAGE);
 	TRY(do_read(e, &w, 0, 0, len));
 	CHECK(check_byte(w.src, len, 0) < 0, "untouched memory not zero");
@@ -1345,19 +1331,29 @@ static int drain(struct env *e, struct ibv_cq *cq, int n, const char *what)
 	return T_PASS;
 }
 
+/* n WRs in flight on w's pair, alternately RDMA WRITE and READ of all of w's
+ * source against dst (rkey): the traffic a teardown race cuts into. */
+static int post_mix(struct world *w, int n, uint64_t dst, uint32_t rkey)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		CHECK(!post_rdma(w->p.a.qp, i & 1 ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
+				 va(w->src), w->len, w->smr->lkey, dst, rkey, i), "post");
+	return T_PASS;
+}
+
 static int t_dereg_inflight(struct env *e)
 {
 	struct world w;
 	size_t len = 64 * e->page;
-	int i, n = 48, base, r;
+	int n = 48, base, r;
 
 	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
 	base = mr_count(e->dev_name);
 	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
 	fill(w.src, len, 7);
-	for (i = 0; i < n; i++)
-		CHECK(!post_rdma(w.p.a.qp, i & 1 ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
-				 va(w.src), len, w.smr->lkey, va(w.dst), w.dmr->rkey, i), "post");
+	TRY(post_mix(&w, n, va(w.dst), w.dmr->rkey));
 	r = ibv_dereg_mr(w.dmr);
 	CHECK(!r, "dereg of the responder MR during traffic: %s", strerror(r));
 	w.dmr = NULL;
@@ -1367,9 +1363,7 @@ static int t_dereg_inflight(struct env *e)
 	TRY(rc_pair_create(e, &w.p, NULL));
 	w.dmr = reg(e, w.dst, len, ODP_ACC);
 	CHECK(w.dmr, "re-register");
-	for (i = 0; i < n; i++)
-		CHECK(!post_rdma(w.p.a.qp, i & 1 ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
-				 va(w.src), len, w.smr->lkey, va(w.dst), w.dmr->rkey, i), "post");
+	TRY(post_mix(&w, n, va(w.dst), w.dmr->rkey));
 	r = ibv_dereg_mr(w.smr);
 	CHECK(!r, "dereg of the requester MR during traffic: %s", strerror(r));
 	w.smr = NULL;
@@ -1384,7 +1378,7 @@ static int t_munmap_inflight(struct env *e)
 {
 	struct world w;
 	size_t len = 64 * e->page;
-	int i, n = 48, base, r;
+	int n = 48, base, r;
 	char *dst2;
 	struct ibv_mr *dmr2;
 	struct lb_pair p2;
@@ -1394,9 +1388,7 @@ static int t_munmap_inflight(struct env *e)
 	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
 	TRY(rc_pair_create(e, &p2, NULL));
 	fill(w.src, len, 8);
-	for (i = 0; i < n; i++)
-		CHECK(!post_rdma(w.p.a.qp, i & 1 ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
-				 va(w.src), len, w.smr->lkey, va(w.dst), w.dmr->rkey, i), "post");
+	TRY(post_mix(&w, n, va(w.dst), w.dmr->rkey));
 	CHECK(!munmap(w.dst, len), "munmap");
 	TRY(drain(e, w.p.a.cq, n, "responder buffer munmapped mid-flight"));
 	/* Nothing is mapped there now (no new QP/CQ was created since: their
@@ -1413,9 +1405,7 @@ static int t_munmap_inflight(struct env *e)
 	CHECK(dmr2, "reg");
 	lb_pair_destroy(&w.p);
 	TRY(rc_pair_create(e, &w.p, NULL));
-	for (i = 0; i < n; i++)
-		CHECK(!post_rdma(w.p.a.qp, i & 1 ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
-				 va(w.src), len, w.smr->lkey, va(dst2), dmr2->rkey, i), "post");
+	TRY(post_mix(&w, n, va(dst2), dmr2->rkey));
 	CHECK(!munmap(w.src, len), "munmap");
 	w.src = NULL;
 	TRY(drain(e, w.p.a.cq, n, "requester buffer munmapped mid-flight"));
