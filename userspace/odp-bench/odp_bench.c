@@ -49,14 +49,6 @@ struct opts {
 	const char *tag;
 };
 
-/* One device and PD, and (for the transfers) a connected pair of RC QPs:
- * qps.a posts, qps.b answers. */
-struct rdma {
-	struct lb_dev dev;
-	struct lb_pair qps;
-	int depth;
-};
-
 /* A buffer of len bytes, optionally registered. */
 struct region {
 	void *map;		/* what mmap returned (for munmap) */
@@ -64,6 +56,15 @@ struct region {
 	char *addr;		/* 2 MiB aligned start */
 	size_t len;
 	struct ibv_mr *mr;
+};
+
+/* One device and PD, and for the transfers a connected pair of RC QPs
+ * (qps.a posts, qps.b answers) and the staging buffer they copy through. */
+struct rdma {
+	struct lb_dev dev;
+	struct lb_pair qps;
+	struct region stage;
+	int depth;
 };
 
 static const char *mode_name(int m)
@@ -161,6 +162,12 @@ static int region_dereg(struct region *r)
 	return rc;
 }
 
+static void region_free(struct region *r)
+{
+	region_dereg(r);
+	region_unmap(r);
+}
+
 /* A /proc/vmstat counter, or -1 if it cannot be read. */
 static long long vmstat(const char *name)
 {
@@ -182,6 +189,19 @@ static long long vmstat(const char *name)
 
 /* ------------------------------------------------------------------ device */
 
+/* The pinned staging buffer of the transfers: depth slots of chunk bytes. */
+static int stage_new(struct rdma *d, struct region *st, const struct opts *o)
+{
+	if (region_map(st, o->chunk * o->depth, THP_DEFAULT))
+		return -1;
+	region_touch(st);
+	if (region_reg(d, st, MODE_PINNED)) {
+		fprintf(stderr, "register staging buffer: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static int rdma_open(struct rdma *d, const struct opts *o, bool with_qps)
 {
 	struct lb_pair_attr pa = {
@@ -198,17 +218,19 @@ static int rdma_open(struct rdma *d, const struct opts *o, bool with_qps)
 	};
 
 	memset(&d->qps, 0, sizeof(d->qps));
+	memset(&d->stage, 0, sizeof(d->stage));
 	d->depth = o->depth;
 	if (lb_dev_open(&d->dev, o->dev, 1) ||
 	    (with_qps && (lb_dev_gid(&d->dev, o->gid) || lb_pair_create(&d->dev, &d->qps, &pa)))) {
 		fprintf(stderr, "%s\n", d->dev.err);
 		return -1;
 	}
-	return 0;
+	return with_qps ? stage_new(d, &d->stage, o) : 0;
 }
 
 static void rdma_close(struct rdma *d)
 {
+	region_free(&d->stage);
 	lb_pair_destroy(&d->qps);
 	lb_dev_close(&d->dev);
 }
@@ -311,18 +333,6 @@ static int xfer_pass(struct rdma *d, struct xfer *x)
 	return 0;
 }
 
-static int stage_new(struct rdma *d, struct region *st, const struct opts *o)
-{
-	if (region_map(st, o->chunk * o->depth, THP_DEFAULT))
-		return -1;
-	region_touch(st);
-	if (region_reg(d, st, MODE_PINNED)) {
-		fprintf(stderr, "register staging buffer: %s\n", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /* ------------------------------------------------------------------ commands */
 
 static int cmd_caps(const struct opts *o)
@@ -354,8 +364,7 @@ static int cmd_caps(const struct opts *o)
 		printf("odp_reg_4k=%s\n", e ? strerror(-e) : "ok");
 		if (e)
 			rc = 3;
-		region_dereg(&r);
-		region_unmap(&r);
+		region_free(&r);
 	}
 	rdma_close(&d);
 	printf("odp=%s\n", rc ? "no" : "yes");
@@ -429,14 +438,13 @@ static int cmd_reg(const struct opts *o)
 static int cmd_pass(const struct opts *o)
 {
 	struct rdma d;
-	struct region st;
 	char kase[64];
 	const char *what = o->op_read ? "read" : "write";
 	const char *side = o->side_local ? "local" : "remote";
 	uint64_t size = o->sizes[0];
 	int rep, k, p;
 
-	if (rdma_open(&d, o, true) || stage_new(&d, &st, o))
+	if (rdma_open(&d, o, true))
 		return 2;
 	for (rep = 1; rep <= o->reps; rep++) {
 		for (k = 0; k < 2; k++) {
@@ -464,7 +472,7 @@ static int cmd_pass(const struct opts *o)
 			row("pass", kase, mode_name(m), size, o, rep, tr1 - tr0, "us");
 			for (p = 0; p < o->passes; p++) {
 				struct xfer x = {
-					.reg = &r, .stage = &st, .chunk = o->chunk,
+					.reg = &r, .stage = &d.stage, .chunk = o->chunk,
 					.read = o->op_read, .side_local = o->side_local,
 					.fill_gen = -1, .check_gen = -1,
 				};
@@ -479,12 +487,9 @@ static int cmd_pass(const struct opts *o)
 					 p == 0 ? "cold" : p == 1 ? "warm" : "warm2");
 				row("pass", kase, mode_name(m), size, o, rep, t1 - t0, "us");
 			}
-			region_dereg(&r);
-			region_unmap(&r);
+			region_free(&r);
 		}
 	}
-	region_dereg(&st);
-	region_unmap(&st);
 	rdma_close(&d);
 	return 0;
 }
@@ -497,12 +502,12 @@ static int cmd_pass(const struct opts *o)
 static int cmd_steady(const struct opts *o)
 {
 	struct rdma d;
-	struct region st, r[2];
+	struct region r[2];
 	char kase[64];
 	uint64_t size = o->sizes[0];
 	int rep, k, i;
 
-	if (rdma_open(&d, o, true) || stage_new(&d, &st, o))
+	if (rdma_open(&d, o, true))
 		return 2;
 	snprintf(kase, sizeof(kase), "%s-%" PRIu64, o->op_read ? "read" : "write", o->chunk);
 	for (i = 0; i < 2; i++) {
@@ -521,7 +526,7 @@ static int cmd_steady(const struct opts *o)
 		for (k = 0; k < 2; k++) {
 			int which = (rep + k) & 1;
 			struct xfer x = {
-				.reg = &r[which], .stage = &st, .chunk = o->chunk,
+				.reg = &r[which], .stage = &d.stage, .chunk = o->chunk,
 				.read = o->op_read, .side_local = o->side_local,
 				.fill_gen = -1, .check_gen = -1,
 			};
@@ -539,12 +544,8 @@ static int cmd_steady(const struct opts *o)
 				    o, rep, t1 - t0, "us");
 		}
 	}
-	for (i = 0; i < 2; i++) {
-		region_dereg(&r[i]);
-		region_unmap(&r[i]);
-	}
-	region_dereg(&st);
-	region_unmap(&st);
+	for (i = 0; i < 2; i++)
+		region_free(&r[i]);
 	rdma_close(&d);
 	return 0;
 }
@@ -557,14 +558,13 @@ static int cmd_steady(const struct opts *o)
 static int cmd_inval(const struct opts *o)
 {
 	struct rdma d;
-	struct region st;
 	char kase[64];
 	uint64_t size = o->sizes[0];
 	const char *meth = o->munmap ? "munmap" : "dontneed";
 	const char *thp = o->thp == THP_ON ? "thp" : o->thp == THP_OFF ? "4k" : "default";
 	int rep, k;
 
-	if (rdma_open(&d, o, true) || stage_new(&d, &st, o))
+	if (rdma_open(&d, o, true))
 		return 2;
 	snprintf(kase, sizeof(kase), "%s-%s", meth, thp);
 	for (rep = 1; rep <= o->reps; rep++) {
@@ -581,7 +581,7 @@ static int cmd_inval(const struct opts *o)
 			region_touch(&r);
 			if (m == MODE_ODP) {
 				struct xfer x = {
-					.reg = &r, .stage = &st, .chunk = o->chunk, .read = true,
+					.reg = &r, .stage = &d.stage, .chunk = o->chunk, .read = true,
 					.fill_gen = -1, .check_gen = -1,
 				};
 
@@ -612,25 +612,22 @@ static int cmd_inval(const struct opts *o)
 				uint64_t c = o->chunk < size ? o->chunk : size, i, stale = 0;
 				struct region one = r;
 				struct xfer x = {
-					.reg = &one, .stage = &st, .chunk = c, .read = true,
+					.reg = &one, .stage = &d.stage, .chunk = c, .read = true,
 					.fill_gen = -1, .check_gen = -1,
 				};
 
 				one.len = c;
-				memset(st.addr, 0xff, c);
+				memset(d.stage.addr, 0xff, c);
 				if (xfer_pass(&d, &x))
 					return 2;
 				for (i = 0; i < c; i++)
-					stale += st.addr[i] != 0;
+					stale += d.stage.addr[i] != 0;
 				row("inval", "stale-bytes", "odp", size, o, rep, (double)stale,
 				    "bytes");
 			}
-			region_dereg(&r);
-			region_unmap(&r);
+			region_free(&r);
 		}
 	}
-	region_dereg(&st);
-	region_unmap(&st);
 	rdma_close(&d);
 	return 0;
 }
@@ -645,7 +642,7 @@ static int cmd_inval(const struct opts *o)
 static int cmd_pressure(const struct opts *o)
 {
 	struct rdma d;
-	struct region r, st;
+	struct region r;
 	uint64_t size = o->sizes[0], off, bad = 0;
 	const char *mn;
 	int m = o->modes == MODE_PINNED ? MODE_PINNED : MODE_ODP;
@@ -653,7 +650,7 @@ static int cmd_pressure(const struct opts *o)
 	double t0, t1;
 
 	mn = mode_name(m);
-	if (rdma_open(&d, o, true) || stage_new(&d, &st, o))
+	if (rdma_open(&d, o, true))
 		return 2;
 	if (region_map(&r, size, o->thp))
 		return 2;
@@ -677,11 +674,11 @@ static int cmd_pressure(const struct opts *o)
 	row("pressure", "reg", mn, size, o, 0, t1 - t0, "us");
 	for (p = 1; p <= o->passes; p++) {
 		struct xfer w = {
-			.reg = &r, .stage = &st, .chunk = o->chunk, .read = false,
+			.reg = &r, .stage = &d.stage, .chunk = o->chunk, .read = false,
 			.fill_gen = p, .check_gen = -1,
 		};
 		struct xfer rd = {
-			.reg = &r, .stage = &st, .chunk = o->chunk, .read = true,
+			.reg = &r, .stage = &d.stage, .chunk = o->chunk, .read = true,
 			.fill_gen = -1, .check_gen = p,
 		};
 
@@ -716,10 +713,7 @@ static int cmd_pressure(const struct opts *o)
 		row("pressure", "corrupt-cpu", mn, size, o, 0, (double)cpu_bad, "bytes");
 		bad += cpu_bad;
 	}
-	region_dereg(&r);
-	region_unmap(&r);
-	region_dereg(&st);
-	region_unmap(&st);
+	region_free(&r);
 	rdma_close(&d);
 	fprintf(stderr, "pressure %s: %" PRIu64 " corrupt bytes\n", mn, bad);
 	return bad ? 1 : 0;
