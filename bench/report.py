@@ -85,6 +85,13 @@ def fmt(x, digits=3):
     return "%.*g" % (digits, x)
 
 
+def fmt_n(x):
+    """Counts and percentages as they are: 1280, 46.5, 0 (not 1.28e+03)."""
+    if not ok(x):
+        return "n/a"
+    return "%d" % x if x == int(x) else "%.1f" % x
+
+
 def fmt_us(us):
     if not ok(us):
         return "n/a"
@@ -622,8 +629,8 @@ class Report:
                 unit = {"pct": " %", "MiB": " MiB"}.get(
                     next((r["unit"] for r in raw.get(sec="aging", case=key, tag=lru)), ""), "")
                 r = per_run(o, n, sorted(set(o) & set(n))) if with_ratio else []
-                rows.append([name, label, med_spread(list(o.values())) + unit, med_spread(list(n.values())) + unit,
-                             med_spread(r) if with_ratio else ""])
+                rows.append([name, label, med_spread(list(o.values()), fmt_n) + unit, med_spread(list(n.values()), fmt_n) + unit,
+                             med_spread(r, fmt_n) if with_ratio else ""])
                 self.add("aging", "%s %s" % (lru, key), size, median(o.values()), median(n.values()),
                          median(r) if with_ratio else float("nan"), unit.strip() or "count",
                          "pinned_or_baseline = odp_aging off, odp = on; ratio = median per-run off/max(on,1)"
@@ -632,14 +639,15 @@ class Report:
             for run in runs:
                 v = lambda key, mode: get(lru, key, mode).get(run, float("nan"))
                 run_rows.append([name, run, "off, on" if order.get(run) == 1 else "on, off",
-                                 fmt(off[run]), fmt(on[run]), fmt(off[run] / max(on[run], 1)),
-                                 "%s / %s" % (fmt(v("pswpin", "off")), fmt(v("pswpin", "on"))),
-                                 fmt(v("young_answers", "on")),
-                                 "%s / %s" % (fmt(v("a_resident_min_pct", "off")), fmt(v("a_resident_min_pct", "on"))),
-                                 "%s / %s" % (fmt(v("b_resident_end_pct", "off")), fmt(v("b_resident_end_pct", "on")))])
+                                 fmt_n(off[run]), fmt_n(on[run]), fmt_n(off[run] / max(on[run], 1)),
+                                 "%s / %s" % (fmt_n(v("pswpin", "off")), fmt_n(v("pswpin", "on"))),
+                                 fmt_n(v("young_answers", "on")),
+                                 "%s / %s" % (fmt_n(v("a_resident_min_pct", "off")), fmt_n(v("a_resident_min_pct", "on"))),
+                                 "%s / %s" % (fmt_n(v("b_resident_end_pct", "off")), fmt_n(v("b_resident_end_pct", "on")))])
                 self.plot_aging.append(("%s %d" % ("MGLRU" if lru == "mglru" else "classic", run), off[run], on[run]))
             figs.append("%s: %s / %s pages, ratio per run %s (runs: %d)" % (
-                name, med_spread(list(off.values())), med_spread(list(on.values())), med_spread(rat), len(rat)))
+                name, med_spread(list(off.values()), fmt_n), med_spread(list(on.values()), fmt_n), med_spread(rat, fmt_n),
+                len(rat)))
         failed = [r for r in raw.get(sec="aging", case="exit") if r["value"] != 0]
         why = [r["unit"] for r in raw.get(sec="aging") if r["case"] in ("unsupported", "setup-failed", "lru-unavailable")]
 
@@ -662,8 +670,8 @@ class Report:
                  "(nothing else runs). Ratio = aging off / aging on per run, *on* counted as at least 1. "
                  "Median [min–max] over the runs." % (
                      fmt_size(int(self.meta.get("aging_size_mib", "0")) << 20), fmt_size(int(cfg["msg"])) if ok(cfg.get("msg")) else "?",
-                     fmt(cfg.get("reclaim_mib", float("nan"))), fmt(cfg.get("settle", float("nan"))),
-                     fmt(cfg.get("rounds", float("nan"))), fmt(cfg.get("sweeps", float("nan"))),
+                     fmt_n(cfg.get("reclaim_mib")), fmt_n(cfg.get("settle")),
+                     fmt_n(cfg.get("rounds")), fmt_n(cfg.get("sweeps")),
                      self.meta.get("zram", "n/a"), self.meta.get("aging_runs", "?")))
         self.out()
         for w in sorted(set(why)):
@@ -796,8 +804,13 @@ def plot(rep, png):
                            "set xrange [*:*]", "set xtics rotate by -30", "set format y '%g'",
                            "set xlabel 'LRU and run'", "set ylabel 'pages of A faulted back'",
                            "set title 'page aging: RDMA-only buffer A under memory.reclaim'",
+                           "set offsets 0, 0, graph 0.08, 0",
                            "plot '%s' using 2:xtic(1) lc rgb '#1f77b4' title 'odp_aging off', "
-                           "'' using 3 lc rgb '#d62728' title 'odp_aging on'" % agef])
+                           "'' using 3 lc rgb '#d62728' title 'odp_aging on', "
+                           # the counts over the bars: 0 is the result, not a missing bar
+                           "'' using ($0 - 0.17):2:(sprintf('%%d', $2)) with labels offset 0,0.6 notitle, "
+                           "'' using ($0 + 0.17):3:(sprintf('%%d', $3)) with labels offset 0,0.6 "
+                           "tc rgb '#d62728' notitle" % agef])
         if not panels:
             panels.append(["set title 'no data to plot'", "plot NaN notitle"])
         cmds = ["set terminal pngcairo noenhanced size %d,600 font 'sans,10'" % (700 * len(panels)),
