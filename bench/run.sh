@@ -1,12 +1,14 @@
 #!/bin/bash
-# make bench: the full benchmark, pinned vs ODP, in ONE boot of the 6.12 guest.
+# make bench: the full benchmark, pinned vs ODP and ODP page aging on vs off, in
+# ONE boot of the 6.12 guest.
 #
 # usage: bench/run.sh [--smoke] [-m MEM] [--steps "perftest reg ..."]
 #
 # Runs bench/guest.sh in the guest (tests/vm/run, -m 6G by default so a 4 GiB
 # MR can be pinned), collects raw.csv/meta.txt/logs in build/bench/<name>/ and
 # writes bench/results/<name>.md, .csv, -raw.csv and .png with bench/report.py,
-# where <name> = <UTC date>-<git sha>.  Takes about 30-40 minutes under TCG.
+# where <name> = <UTC date>-<git sha>.  Takes about 30-45 minutes under TCG
+# (the aging step alone: 3-5 minutes on a lightly loaded host).
 # --smoke: tiny sizes, one run each (what tests/guest/90-bench-smoke.sh does).
 # --steps: only these steps, in this order (default all: perftest steady reg
 #          pass batch inval pressure aging); the name gets "-<steps>" appended
