@@ -30,6 +30,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "counters.h"
 #include "loopback.h"
 
 #define PAGE		4096UL
@@ -359,44 +360,9 @@ static int write_file(const char *path, const char *val)
 	return err;
 }
 
-static long long read_ll(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long long v = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
-static long long vmstat(const char *key)
-{
-	FILE *f = fopen("/proc/vmstat", "r");
-	char name[64];
-	long long v, found = -1;
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %lld", name, &v) == 2)
-		if (!strcmp(name, key)) {
-			found = v;
-			break;
-		}
-	fclose(f);
-	return found;
-}
-
 static long long hw_counter(const struct opts *o, const char *name)
 {
-	char path[256];
-
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", o->dev,
-		 name);
-	return read_ll(path);
+	return hw_counter_read(o->dev, 1, name);
 }
 
 static void snapshot(const struct opts *o, struct counters *c)

@@ -20,6 +20,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "counters.h"
 #include "loopback.h"
 #include "util.h"
 
@@ -166,25 +167,6 @@ static void region_free(struct region *r)
 {
 	region_dereg(r);
 	region_unmap(r);
-}
-
-/* A /proc/vmstat counter, or -1 if it cannot be read. */
-static long long vmstat(const char *name)
-{
-	char line[128];
-	size_t n = strlen(name);
-	long long v = -1;
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, n) && line[n] == ' ') {
-			v = atoll(line + n + 1);
-			break;
-		}
-	fclose(f);
-	return v;
 }
 
 /* ------------------------------------------------------------------ device */

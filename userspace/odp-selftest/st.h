@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "counters.h"
 #include "loopback.h"
 
 enum { T_PASS = 0, T_FAIL = 1, T_SKIP = 2 };
@@ -90,7 +91,6 @@ int expect_wc(struct env *e, struct ibv_cq *cq, enum ibv_wc_status st, const cha
 int expect_no_wc(struct ibv_cq *cq, int ms, const char *what);
 
 /* ---- system probes (sys.c) ---- */
-long vmstat(const char *name);                   /* -1 if absent */
 long hw_counter(struct env *e, const char *name); /* -1 if absent */
 int mr_count(const char *dev);                   /* rdma resource show; -1 on error */
 long resident_pages(void *addr, size_t len);     /* via mincore; -1 on error */
