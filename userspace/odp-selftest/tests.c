@@ -70,18 +70,25 @@ struct world {
 	struct ibv_mr *smr, *dmr;
 };
 
-static int world_make(struct env *e, struct world *w, size_t len, int sacc, int dacc)
+/* The two buffers of a world, registered, without the pair (for tests that
+ * make their own QPs). */
+static int world_bufs(struct env *e, struct world *w, size_t len, int sacc, int dacc)
 {
 	memset(w, 0, sizeof(*w));
 	w->len = len;
 	w->src = map_anon(len, e->page);
 	w->dst = map_anon(len, e->page);
 	CHECK(w->src && w->dst, "mmap %zu: %s", len, strerror(errno));
-	TRY(rc_pair_create(e, &w->p, NULL));
 	w->smr = reg(e, w->src, len, sacc);
 	w->dmr = reg(e, w->dst, len, dacc);
 	CHECK(w->smr && w->dmr, "registration failed");
 	return T_PASS;
+}
+
+static int world_make(struct env *e, struct world *w, size_t len, int sacc, int dacc)
+{
+	TRY(world_bufs(e, w, len, sacc, dacc));
+	return rc_pair_create(e, &w->p, NULL);
 }
 
 /* The RC ODP caps most tests need. */
@@ -108,19 +115,25 @@ static void world_free(struct world *w)
 		munmap(w->dst, w->len);
 }
 
+/* A transfer on w's pair that must complete successfully. */
+static int rdma_ok(struct env *e, struct world *w, enum ibv_wr_opcode op, uint64_t laddr,
+		   uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey, const char *what)
+{
+	CHECK(!post_rdma(w->p.a.qp, op, laddr, len, lkey, raddr, rkey, 1), "%s: post failed", what);
+	return expect_wc(e, w->p.a.cq, IBV_WC_SUCCESS, what);
+}
+
 /* RDMA WRITE len bytes from src+soff into dst+doff (via the dst MR's iova space). */
 static int do_write(struct env *e, struct world *w, size_t soff, size_t doff, size_t len)
 {
-	CHECK(!post_rdma(w->p.a.qp, IBV_WR_RDMA_WRITE, va(w->src) + soff, len, w->smr->lkey,
-			 va(w->dst) + doff, w->dmr->rkey, 1), "post WRITE");
-	return expect_wc(e, w->p.a.cq, IBV_WC_SUCCESS, "RDMA WRITE");
+	return rdma_ok(e, w, IBV_WR_RDMA_WRITE, va(w->src) + soff, len, w->smr->lkey,
+		       va(w->dst) + doff, w->dmr->rkey, "RDMA WRITE");
 }
 
 static int do_read(struct env *e, struct world *w, size_t soff, size_t doff, size_t len)
 {
-	CHECK(!post_rdma(w->p.a.qp, IBV_WR_RDMA_READ, va(w->src) + soff, len, w->smr->lkey,
-			 va(w->dst) + doff, w->dmr->rkey, 2), "post READ");
-	return expect_wc(e, w->p.a.cq, IBV_WC_SUCCESS, "RDMA READ");
+	return rdma_ok(e, w, IBV_WR_RDMA_READ, va(w->src) + soff, len, w->smr->lkey,
+		       va(w->dst) + doff, w->dmr->rkey, "RDMA READ");
 }
 
 /* ------------------------------------------------------------------ caps */
@@ -186,17 +199,15 @@ static int t_reg_iova(struct env *e)
 	fill(w.src, len, 11);
 	memset(w.dst, 0, len);
 	/* WRITE 3 pages + 100 bytes at iova + 1 page + 77. */
-	CHECK(!post_rdma(w.p.a.qp, IBV_WR_RDMA_WRITE, va(w.src), 3 * e->page + 100, w.smr->lkey,
-			 iova + e->page + 77, imr->rkey, 1), "post");
-	TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "WRITE via iova"));
+	TRY(rdma_ok(e, &w, IBV_WR_RDMA_WRITE, va(w.src), 3 * e->page + 100, w.smr->lkey,
+		    iova + e->page + 77, imr->rkey, "WRITE via iova"));
 	CHECK(check_fill(w.dst + e->page + 77, 3 * e->page + 100, 11) < 0,
 	      "WRITE via iova did not land at VA + (iova offset)");
 	CHECK(check_byte(w.dst, e->page + 77, 0) < 0, "bytes before the target changed");
 	/* Local SGEs are in iova space too: READ into the iova-MR as local buffer. */
 	fill(w.src, len, 12);
-	CHECK(!post_rdma(w.p.a.qp, IBV_WR_RDMA_READ, iova + 5 * e->page + 3, e->page, imr->lkey,
-			 va(w.src) + 9, w.smr->rkey, 2), "post");
-	TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "READ into iova MR"));
+	TRY(rdma_ok(e, &w, IBV_WR_RDMA_READ, iova + 5 * e->page + 3, e->page, imr->lkey,
+		    va(w.src) + 9, w.smr->rkey, "READ into iova MR"));
 	CHECK(check_fill(w.src, 9 + e->page, 12) < 0, "source changed");
 	{
 		char *tmp = malloc(2 * e->page);
@@ -319,15 +330,13 @@ static int t_reg_hugetlb(struct env *e)
 	CHECK(hmr, "ODP|HUGETLB registration of hugetlbfs memory failed");
 	fill(w.src, len, 21);
 	/* WRITE across the 2 MiB boundary, unaligned. */
-	CHECK(!post_rdma(w.p.a.qp, IBV_WR_RDMA_WRITE, va(w.src), HPAGE, w.smr->lkey,
-			 va(h) + HPAGE / 2 + 5, hmr->rkey, 1), "post");
-	TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "WRITE into hugetlb ODP MR"));
+	TRY(rdma_ok(e, &w, IBV_WR_RDMA_WRITE, va(w.src), HPAGE, w.smr->lkey, va(h) + HPAGE / 2 + 5,
+		    hmr->rkey, "WRITE into hugetlb ODP MR"));
 	CHECK(check_fill(h + HPAGE / 2 + 5, HPAGE, 21) < 0, "hugetlb data mismatch");
 	/* READ back from it into a fresh buffer. */
 	memset(w.dst, 0, len);
-	CHECK(!post_rdma(w.p.a.qp, IBV_WR_RDMA_READ, va(w.dst), HPAGE, w.dmr->lkey,
-			 va(h) + HPAGE / 2 + 5, hmr->rkey, 2), "post");
-	TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "READ from hugetlb ODP MR"));
+	TRY(rdma_ok(e, &w, IBV_WR_RDMA_READ, va(w.dst), HPAGE, w.dmr->lkey, va(h) + HPAGE / 2 + 5,
+		    hmr->rkey, "READ from hugetlb ODP MR"));
 	CHECK(check_fill(w.dst, HPAGE, 21) < 0, "READ from hugetlb data mismatch");
 	ibv_dereg_mr(hmr);
 	munmap(h, len);
@@ -581,37 +590,28 @@ static int t_srq_recv(struct env *e)
 {
 	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 64, .max_sge = 1 } };
 	struct ibv_srq *srq;
-	struct lb_pair p;
-	struct ibv_mr *smr, *rmr;
-	char *s, *r;
+	struct world w;
 	size_t len = 16 * e->page;
 	int i;
 
 	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_SRQ_RECV));
 	srq = ibv_create_srq(e->dev.pd, &sa);
 	CHECK(srq, "ibv_create_srq: %s", strerror(errno));
-	TRY(rc_pair_create(e, &p, srq));
-	s = map_anon(len, e->page);
-	r = map_anon(len, e->page);
-	CHECK(s && r, "mmap");
-	smr = reg(e, s, len, ODP_ACC);
-	rmr = reg(e, r, len, ODP_ACC);
-	CHECK(smr && rmr, "reg");
+	TRY(world_bufs(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(rc_pair_create(e, &w.p, srq));
 	for (i = 0; i < 4; i++)
-		CHECK(!post_srq_recv(srq, va(r) + i * 4 * e->page, 4 * e->page, rmr->lkey, i), "srq");
+		CHECK(!post_srq_recv(srq, va(w.dst) + i * 4 * e->page, 4 * e->page, w.dmr->lkey, i), "srq");
 	for (i = 0; i < 4; i++) {
-		fill(s, len, 60 + i);
-		CHECK(!post_rdma(p.a.qp, IBV_WR_SEND, va(s), 3 * e->page + i, smr->lkey, 0, 0, i),
-		      "send");
-		TRY(expect_wc(e, p.a.cq, IBV_WC_SUCCESS, "SEND to SRQ"));
-		TRY(expect_wc(e, p.b.cq, IBV_WC_SUCCESS, "SRQ RECV"));
+		fill(w.src, len, 60 + i);
+		CHECK(!post_rdma(w.p.a.qp, IBV_WR_SEND, va(w.src), 3 * e->page + i, w.smr->lkey, 0,
+				 0, i), "send");
+		TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "SEND to SRQ"));
+		TRY(expect_wc(e, w.p.b.cq, IBV_WC_SUCCESS, "SRQ RECV"));
 	}
 	for (i = 0; i < 4; i++)
-		CHECK(check_fill(r + i * 4 * e->page, 3 * e->page + i, 60 + i) < 0,
+		CHECK(check_fill(w.dst + i * 4 * e->page, 3 * e->page + i, 60 + i) < 0,
 		      "SRQ buffer %d mismatch", i);
-	ibv_dereg_mr(smr);
-	ibv_dereg_mr(rmr);
-	lb_pair_destroy(&p);
+	world_free(&w);
 	ibv_destroy_srq(srq);
 	return T_PASS;
 }
@@ -644,8 +644,7 @@ static int t_ud_send_recv(struct env *e)
 	struct ibv_qp *q1, *q2;
 	struct ibv_ah_attr aa = { .is_global = 1, .port_num = e->dev.port };
 	struct ibv_ah *ah;
-	char *s, *r;
-	struct ibv_mr *smr, *rmr;
+	struct world w;
 	size_t len = 4 * e->page, msg = 1000;
 	int i;
 
@@ -662,19 +661,15 @@ static int t_ud_send_recv(struct env *e)
 	aa.grh.hop_limit = 1;
 	ah = ibv_create_ah(e->dev.pd, &aa);
 	CHECK(ah, "create_ah: %s", strerror(errno));
-	s = map_anon(len, e->page);
-	r = map_anon(len, e->page);
-	CHECK(s && r, "mmap");
-	smr = reg(e, s, len, ODP_ACC);
-	rmr = reg(e, r, len, ODP_ACC);
-	CHECK(smr && rmr, "reg");
+	TRY(world_bufs(e, &w, len, ODP_ACC, ODP_ACC));
 	for (i = 0; i < 3; i++) {
 		/* Receive buffer crosses a page boundary; 40-byte GRH first. */
-		char *rb = r + (i + 1) * e->page - 500;
+		char *rb = w.dst + (i + 1) * e->page - 500;
 
-		fill(s, len, 70 + i);
-		CHECK(!post_recv(q2, va(rb), msg + 40, rmr->lkey, i), "recv");
-		CHECK(!post_send_ud(q1, ah, q2->qp_num, va(s) + e->page - 10, msg, smr->lkey), "send");
+		fill(w.src, len, 70 + i);
+		CHECK(!post_recv(q2, va(rb), msg + 40, w.dmr->lkey, i), "recv");
+		CHECK(!post_send_ud(q1, ah, q2->qp_num, va(w.src) + e->page - 10, msg, w.smr->lkey),
+		      "send");
 		TRY(expect_wc(e, cq1, IBV_WC_SUCCESS, "UD SEND"));
 		TRY(expect_wc(e, cq2, IBV_WC_SUCCESS, "UD RECV"));
 		{
@@ -686,8 +681,7 @@ static int t_ud_send_recv(struct env *e)
 			free(want);
 		}
 	}
-	ibv_dereg_mr(smr);
-	ibv_dereg_mr(rmr);
+	world_free(&w);
 	ibv_destroy_ah(ah);
 	ibv_destroy_qp(q1);
 	ibv_destroy_qp(q2);
@@ -1506,9 +1500,8 @@ static int t_thp_split(struct env *e)
 	mr = reg(e, b, len, ODP_ACC);
 	CHECK(mr, "reg");
 	fill(w.src, len, 121);
-	CHECK(!post_rdma(w.p.a.qp, IBV_WR_RDMA_WRITE, va(w.src), len, w.smr->lkey, va(b),
-			 mr->rkey, 1), "post");
-	TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "WRITE into THP-backed ODP MR"));
+	TRY(rdma_ok(e, &w, IBV_WR_RDMA_WRITE, va(w.src), len, w.smr->lkey, va(b), mr->rkey,
+		    "WRITE into THP-backed ODP MR"));
 	CHECK(check_fill(b, len, 121) < 0, "THP data");
 	odpc_read(e, &c0);
 	/* Split both huge pages: one by a partial munmap, one by MADV_NOHUGEPAGE
@@ -1524,13 +1517,11 @@ static int t_thp_split(struct env *e)
 	}
 	/* RDMA into what is left, around the holes. */
 	fill(w.src, len, 122);
-	CHECK(!post_rdma(w.p.a.qp, IBV_WR_RDMA_WRITE, va(w.src), hole, w.smr->lkey, va(b),
-			 mr->rkey, 2), "post");
-	TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "WRITE below the munmap hole"));
-	CHECK(!post_rdma(w.p.a.qp, IBV_WR_RDMA_WRITE, va(w.src) + hole + e->page,
-			 len - hole - e->page, w.smr->lkey, va(b) + hole + e->page, mr->rkey, 3),
-	      "post");
-	TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "WRITE above the hole, across the split THP"));
+	TRY(rdma_ok(e, &w, IBV_WR_RDMA_WRITE, va(w.src), hole, w.smr->lkey, va(b), mr->rkey,
+		    "WRITE below the munmap hole"));
+	TRY(rdma_ok(e, &w, IBV_WR_RDMA_WRITE, va(w.src) + hole + e->page, len - hole - e->page,
+		    w.smr->lkey, va(b) + hole + e->page, mr->rkey,
+		    "WRITE above the hole, across the split THP"));
 	CHECK(check_fill(b, hole, 122) < 0, "data below the hole");
 	{
 		char *want = malloc(len);
@@ -1544,9 +1535,8 @@ static int t_thp_split(struct env *e)
 	/* Process writes are seen by READ. */
 	fill(b + HPAGE, HPAGE, 123);
 	memset(w.dst, 0, len);
-	CHECK(!post_rdma(w.p.a.qp, IBV_WR_RDMA_READ, va(w.dst), HPAGE, w.dmr->lkey,
-			 va(b) + HPAGE, mr->rkey, 4), "post");
-	TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "READ of the split THP"));
+	TRY(rdma_ok(e, &w, IBV_WR_RDMA_READ, va(w.dst), HPAGE, w.dmr->lkey, va(b) + HPAGE, mr->rkey,
+		    "READ of the split THP"));
 	CHECK(check_fill(w.dst, HPAGE, 123) < 0, "READ after split");
 	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 64, w.smr->lkey, va(b) + hole, mr->rkey,
 		     REM, "WRITE into the munmapped hole of the split THP"));
@@ -1581,9 +1571,8 @@ static int t_thp_collapse(struct env *e)
 	mr = reg(e, b, len, ODP_ACC);
 	CHECK(mr, "reg");
 	fill(w.src, len, 131);
-	CHECK(!post_rdma(w.p.a.qp, IBV_WR_RDMA_WRITE, va(w.src), len, w.smr->lkey, va(b),
-			 mr->rkey, 1), "post");
-	TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "WRITE into 4 KiB pages"));
+	TRY(rdma_ok(e, &w, IBV_WR_RDMA_WRITE, va(w.src), len, w.smr->lkey, va(b), mr->rkey,
+		    "WRITE into 4 KiB pages"));
 	odpc_read(e, &c0);
 	CHECK(!madvise(b, len, MADV_HUGEPAGE), "MADV_HUGEPAGE");
 	if (madvise(b, len, MADV_COLLAPSE))
@@ -1598,14 +1587,12 @@ static int t_thp_collapse(struct env *e)
 		CHECK(c1.pages_invalidated - c0.pages_invalidated >= 512,
 		      "collapse invalidated only %ld pages", c1.pages_invalidated - c0.pages_invalidated);
 	fill(w.src, len, 132);
-	CHECK(!post_rdma(w.p.a.qp, IBV_WR_RDMA_WRITE, va(w.src), len, w.smr->lkey, va(b),
-			 mr->rkey, 2), "post");
-	TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "WRITE after collapse"));
+	TRY(rdma_ok(e, &w, IBV_WR_RDMA_WRITE, va(w.src), len, w.smr->lkey, va(b), mr->rkey,
+		    "WRITE after collapse"));
 	CHECK(check_fill(b, len, 132) < 0, "WRITE after collapse not visible in the new huge page");
 	fill(b, len, 133);
-	CHECK(!post_rdma(w.p.a.qp, IBV_WR_RDMA_READ, va(w.dst), len, w.dmr->lkey, va(b),
-			 mr->rkey, 3), "post");
-	TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "READ after collapse"));
+	TRY(rdma_ok(e, &w, IBV_WR_RDMA_READ, va(w.dst), len, w.dmr->lkey, va(b), mr->rkey,
+		    "READ after collapse"));
 	CHECK(check_fill(w.dst, len, 133) < 0, "READ after collapse sees stale data");
 	ibv_dereg_mr(mr);
 	munmap(b, len);
