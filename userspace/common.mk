@@ -17,11 +17,17 @@ CFLAGS += -I../lib
 
 .PHONY: all test clean
 
+# (A directory without PROG, ../lib, only has unit tests.)
+ifneq ($(PROG),)
 all: $(OUT)/$(PROG)
 
 $(OUT)/$(PROG): $(SRCS) $(LIB_SRCS) $(wildcard *.h) $(LIB_HDRS) Makefile ../common.mk
 	@mkdir -p $(OUT)
 	$(CC) $(CFLAGS) -o $@ $(SRCS) $(LIB_SRCS) $(LDLIBS) -pthread
+else
+all:
+	@true
+endif
 
 # Host unit tests under ASan/UBSan (no RDMA device needed).
 ifneq ($(TEST_SRCS),)
@@ -37,4 +43,4 @@ test:
 endif
 
 clean:
-	rm -f $(OUT)/$(PROG) $(if $(TEST_PROG),$(OUT)/$(TEST_PROG))
+	rm -f $(if $(PROG),$(OUT)/$(PROG)) $(if $(TEST_PROG),$(OUT)/$(TEST_PROG))
