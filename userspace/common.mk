@@ -12,7 +12,7 @@ SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sa
 LDLIBS ?=
 LIB ?=
 LIB_SRCS := $(LIB:%=../lib/%.c)
-LIB_HDRS := $(LIB:%=../lib/%.h)
+LIB_HDRS := $(wildcard ../lib/*.h)
 CFLAGS += -I../lib
 
 .PHONY: all test clean
@@ -34,7 +34,7 @@ ifneq ($(TEST_SRCS),)
 test: $(OUT)/$(TEST_PROG)
 	$(OUT)/$(TEST_PROG)
 
-$(OUT)/$(TEST_PROG): $(TEST_SRCS) $(wildcard *.h) Makefile ../common.mk
+$(OUT)/$(TEST_PROG): $(TEST_SRCS) $(wildcard *.h) $(LIB_HDRS) Makefile ../common.mk
 	@mkdir -p $(OUT)
 	$(CC) $(filter-out -O2,$(CFLAGS)) $(SAN_FLAGS) -o $@ $(TEST_SRCS) $(LDLIBS) -pthread
 else

@@ -6,17 +6,7 @@
 
 #include "counters.h"
 #include "loopback.h"
-
-static int failures;
-
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, \
-				__LINE__, #cond);                            \
-			failures++;                                          \
-		}                                                            \
-	} while (0)
+#include "unit.h"
 
 /* No such device: -1, errno set, a message naming what failed, nothing
  * left open, and closing what is not open is harmless. */
@@ -86,10 +76,5 @@ int main(void)
 	test_long_name();
 	test_pair_without_gid();
 	test_counters();
-	if (failures) {
-		fprintf(stderr, "lib unit: %d check(s) failed\n", failures);
-		return 1;
-	}
-	printf("lib unit: ok\n");
-	return 0;
+	return unit_result("lib unit");
 }
