@@ -1,9 +1,16 @@
 #!/bin/bash
 # The guest side of the benchmark (run by bench/run.sh through tests/vm/run, or
 # by tests/guest/90-bench-smoke.sh): pinned vs ODP memory regions on rxe0,
-# measured side by side in this one boot, interleaved and repeated.
+# measured side by side in this one boot, interleaved and repeated; and ODP
+# page aging (odp_aging) off vs on under memory.reclaim, on both LRUs.
 #
-# usage: bench/guest.sh [--smoke] OUTDIR
+# usage: [BENCH_STEPS="aging ..."] bench/guest.sh [--smoke] OUTDIR
+#
+# BENCH_STEPS: the steps to run, in order (default: perftest steady reg pass
+# batch inval pressure aging).  Also read from the environment:
+# BENCH_PT_RUNS, BENCH_PT_DUR, BENCH_BATCH_PARAM, BENCH_BATCH_VALUES,
+# BENCH_AGING_RUNS (default 4: each aging mode goes first twice),
+# BENCH_AGING_LRUS (default "mglru classic").
 #
 # Writes OUTDIR/raw.csv (one row per measurement:
 # section,case,mode,size,tag,run,value,unit), OUTDIR/meta.txt (kernel, module,
@@ -47,6 +54,7 @@ if [ "$SMOKE" = 1 ]; then
 	BATCH_SIZE=1M BATCH_REPS=1
 	INVAL_SIZE=2M INVAL_REPS=1 INVAL_VARIANTS="dontneed:on"
 	PRESS_MAX=8M PRESS_WS=16M PRESS_PASSES=1 PRESS_CHUNK=256K ZRAM=64M
+	AGING_SIZE=4 AGING_RUNS=1 AGING_ROUNDS=2 AGING_SWEEPS=2
 else
 	PT_RUNS=${BENCH_PT_RUNS:-3} PT_MODE=duration PT_DUR=${BENCH_PT_DUR:-2}
 	STEADY_SIZE=2M STEADY_REPS=8 STEADY_CHUNKS="4K 64K 1M"
@@ -57,7 +65,10 @@ else
 	INVAL_SIZE=8M INVAL_REPS=7
 	INVAL_VARIANTS="dontneed:on dontneed:off munmap:on munmap:off"
 	PRESS_MAX=64M PRESS_WS=128M PRESS_PASSES=1 PRESS_CHUNK=1M ZRAM=256M
+	AGING_SIZE=16 AGING_RUNS=${BENCH_AGING_RUNS:-4} AGING_ROUNDS=5 AGING_SWEEPS=2
 fi
+AGING_LRUS=${BENCH_AGING_LRUS:-mglru classic}
+ACG=/sys/fs/cgroup/bench-aging
 PT_BW="ib_write_bw ib_read_bw ib_send_bw"
 PT_LAT="ib_write_lat ib_read_lat"
 LAT_SIZE=8
@@ -358,15 +369,20 @@ trouble_guard_end() { # logfile filter
 	dmesg -C
 }
 
-setup_pressure() {
+# zram swap of $ZRAM, once per boot (the pressure and aging steps share it).
+setup_swap() {
+	[ -n "$(swapon --noheadings --show=NAME)" ] && return 0
 	modprobe zram || return 1
 	local dev
 	dev=$(zramctl --find --size "$ZRAM" --algorithm lz4) || return 1
 	mkswap "$dev" >/dev/null && swapon "$dev" || return 1
 	meta zram "$dev $ZRAM lz4"
-	echo +memory >/sys/fs/cgroup/cgroup.subtree_control || return 1
-	mkdir -p "$CG" || return 1
 }
+setup_cgroup() { # dir: a memory cgroup
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control || return 1
+	mkdir -p "$1"
+}
+setup_pressure() { setup_swap && setup_cgroup "$CG"; }
 
 # One pressure run in the cgroup: mode, memory.max, tag (+ runner prefix).
 press_one() { # mode max tag [runner...]
@@ -423,6 +439,101 @@ run_pressure() {
 	[ "$ODP" = yes ] || row pressure exit odp "$PRESS_WS" limit 0 NaN unsupported
 }
 
+# ---------------------------------------------------------------- aging
+# Issue 6's bench case: does rxe answering the young callbacks (odp_aging)
+# keep a buffer that only RDMA uses resident under reclaim?  aging-probe
+# registers two ODP buffers of AGING_SIZE MiB, writes A without pause by RDMA
+# and leaves B idle, in the memory cgroup $ACG, and applies memory.reclaim
+# rounds (zram swap), once with odp_aging off and once on, fresh buffers
+# each.  Repeated AGING_RUNS times on MGLRU and on the classic LRU (lru_gen
+# switched off at runtime: reclaim then asks through the rmap walk's
+# clear_flush_young instead of MGLRU's clear_young), alternating which mode
+# goes first.  Rows: every number of the probe's JSON per mode, tag = LRU,
+# run = repetition; case "order" = 1 for the mode that ran first; cfg:KEY =
+# the probe's settings (mode "both").
+LRU_GEN=/sys/kernel/mm/lru_gen/enabled
+set_lru() { # mglru|classic
+	[ -w "$LRU_GEN" ] || return 1
+	case $1 in
+	mglru) echo y >"$LRU_GEN" && [ "$(cat "$LRU_GEN")" != 0x0000 ] ;;
+	classic) echo n >"$LRU_GEN" && [ "$(cat "$LRU_GEN")" = 0x0000 ] ;;
+	*) return 1 ;;
+	esac
+}
+
+# The probe's JSON as raw.csv rows.
+aging_rows() { # json lru run
+	python3 -c '
+import json, sys
+path, lru, run = sys.argv[1:4]
+d = json.load(open(path))
+size = d["a_pages"] * 4096
+num = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+for k, v in d.items():
+    if num(v):
+        print("aging,cfg:%s,both,%d,%s,%s,%s,count" % (k, size, lru, run, v))
+for pos, m in enumerate(d["modes"]):
+    mode = m["aging"]
+    print("aging,order,%s,%d,%s,%s,%d,index" % (mode, size, lru, run, pos + 1))
+    for k, v in m.items():
+        if num(v):
+            unit = "pct" if k.endswith("_pct") else "MiB" if k.endswith("_mib") else "count"
+            print("aging,%s,%s,%d,%s,%s,%s,%s" % (k, mode, size, lru, run, v, unit))
+' "$@"
+}
+
+aging_one() { # lru run modes
+	local lru=$1 run=$2 modes=$3 js=$LOGS/aging-$1-$2.json rc t=$SECONDS rows secs
+	# --qp-timeout 18 (ACK timeout ~1 s) as in tests/lib/odp-aging.sh: under
+	# TCG a swap-in fault can stall the responder past perftest's 67 ms.
+	timeout 1200 aging-probe --json --cgroup "$ACG" --size "$AGING_SIZE" --rounds "$AGING_ROUNDS" \
+		--sweeps "$AGING_SWEEPS" --modes "$modes" --qp-timeout 18 >"$js" 2>"$LOGS/aging-$lru-$run.log"
+	rc=$? secs=$((SECONDS - t))
+	row aging exit both "$((AGING_SIZE << 20))" "$lru" "$run" "$rc" status
+	row aging wall both "$((AGING_SIZE << 20))" "$lru" "$run" "$secs" s
+	if [ "$rc" != 0 ] || ! rows=$(aging_rows "$js" "$lru" "$run"); then
+		log "aging-probe $lru run $run ($modes) failed: rc $rc (see $LOGS/aging-$lru-$run.log)"
+		return 0
+	fi
+	echo "$rows" >>"$RAW"
+	log "aging $lru run $run ($modes): $secs s; pages of A faulted back:" \
+		"$(awk -F, '$2 == "a_pages_faulted" { printf " %s %s", $3, $7 }' <<<"$rows")"
+}
+
+run_aging() {
+	local param=$PARAMS/odp_aging orig_aging orig_lru run lru modes
+	if [ "$ODP" != yes ] || [ ! -w "$param" ]; then
+		row aging unsupported - 0 - 0 NaN no-odp_aging-parameter
+		log "no ODP or no writable $param: aging step skipped"
+		return 0
+	fi
+	if ! setup_swap || ! setup_cgroup "$ACG"; then
+		row aging setup-failed - 0 - 0 NaN error
+		return 0
+	fi
+	orig_aging=$(cat "$param")
+	orig_lru=$(cat "$LRU_GEN" 2>/dev/null)
+	meta aging_size_mib "$AGING_SIZE"
+	meta aging_runs "$AGING_RUNS"
+	meta aging_rounds "$AGING_ROUNDS"
+	meta aging_sweeps "$AGING_SWEEPS"
+	meta aging_lrus "$AGING_LRUS"
+	for run in $(seq "$AGING_RUNS"); do
+		modes=off,on
+		[ $((run % 2)) = 0 ] && modes=on,off
+		for lru in $AGING_LRUS; do
+			if ! set_lru "$lru"; then
+				row aging lru-unavailable - "$((AGING_SIZE << 20))" "$lru" "$run" NaN error
+				log "cannot switch to the $lru LRU ($LRU_GEN: $(cat "$LRU_GEN" 2>&1))"
+				continue
+			fi
+			aging_one "$lru" "$run" "$modes"
+		done
+	done
+	echo "$orig_aging" >"$param"
+	[ -n "$orig_lru" ] && echo "$orig_lru" >"$LRU_GEN"
+}
+
 # ---------------------------------------------------------------- main
 T0=$(date +%s)
 step() {
@@ -431,7 +542,9 @@ step() {
 	"run_$1"
 	meta "secs_$1" $(($(date +%s) - t))
 }
-for s in ${BENCH_STEPS:-perftest steady reg pass batch inval pressure}; do
+STEPS=${BENCH_STEPS:-perftest steady reg pass batch inval pressure aging}
+meta steps "$STEPS"
+for s in $STEPS; do
 	step "$s"
 done
 meta secs_total $(($(date +%s) - T0))

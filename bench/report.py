@@ -6,7 +6,8 @@ usage: bench/report.py RAWDIR OUTBASE [--title TEXT]
 Writes OUTBASE.md (tables with medians, spreads, ratios and the goals, met or
 not met), OUTBASE.csv (the summary rows of those tables), OUTBASE-raw.csv
 (every measurement) and OUTBASE.png (gnuplot: bandwidth vs message size
-pinned/ODP, registration time vs size on log axes).  Medians over the runs;
+pinned/ODP, registration time vs size on log axes, pages of the RDMA-only
+buffer faulted back with page aging off/on; only the panels of the steps run).  Medians over the runs;
 spread = min..max; a ratio is computed per run (pinned and ODP ran back to
 back, interleaved) and its median taken, so drift of the TCG guest cancels.
 """
@@ -24,12 +25,17 @@ GOAL_REG_SPEEDUP_1G = 1000.0
 GOAL_REG_FLAT = 2.0
 GOAL_COLD_WARM = 0.5
 GOAL_INVAL = 2.0
+GOAL_AGING = 10.0
 
 PT_BW = ["ib_write_bw", "ib_read_bw", "ib_send_bw"]
 PT_LAT = ["ib_write_lat", "ib_read_lat"]
 PASS_TAGS = ["write", "read", "write+local", "read+local"]
 PASS_INFO_TAGS = ["write+fresh"]
 INVAL_CASES = ["dontneed-thp", "dontneed-4k", "munmap-thp", "munmap-4k"]
+AGING_LRUS = [("mglru", "MGLRU"), ("classic", "classic LRU")]
+# bench/guest.sh's steps, in order, and the report sections they fill
+STEPS = [("perftest", "perftest"), ("steady", "steady"), ("reg", "reg"), ("pass", "cold_warm"),
+         ("batch", "batch"), ("inval", "inval"), ("pressure", "pressure"), ("aging", "aging")]
 
 
 def fnum(s):
@@ -77,6 +83,13 @@ def fmt(x, digits=3):
     if a >= 1e5:
         return "%.0f" % x
     return "%.*g" % (digits, x)
+
+
+def fmt_n(x):
+    """Counts and percentages as they are: 1280, 46.5, 0 (not 1.28e+03)."""
+    if not ok(x):
+        return "n/a"
+    return "%d" % x if x == int(x) else "%.1f" % x
 
 
 def fmt_us(us):
@@ -179,6 +192,7 @@ class Report:
         self.goals = []  # (goal, figure, met)
         self.plot_bw = []  # (prog, size, pinned, odp)
         self.plot_reg = []  # (size, pinned, odp, pinned dereg, odp dereg)
+        self.plot_aging = []  # (label, pages faulted aging off, aging on)
 
     def out(self, s=""):
         self.md.append(s)
@@ -579,6 +593,105 @@ class Report:
                     "swap-in / swap-out", "OOM kills", "rxe counters", "corrupt bytes"], rows)
         self.goals.append(("under pressure ODP completes with 0 corrupt bytes", figure, goal))
 
+    # ------------------------------------------------------------ aging
+    AGING_METRICS = [  # label, probe key, off/on ratio per run
+        ("pages of A faulted back (odp_pages_faulted)", "a_pages_faulted", True),
+        ("faults on A (odp_faults)", "a_faults", True),
+        ("swap-ins (pswpin)", "pswpin", True),
+        ("swap-outs (pswpout)", "pswpout", False),
+        ("pages of A invalidated (odp_pages_invalidated)", "a_pages_invalidated", False),
+        ("young answers (odp_young_answers)", "young_answers", False),
+        ("A resident, lowest after a round", "a_resident_min_pct", False),
+        ("A resident at the end", "a_resident_end_pct", False),
+        ("B resident at the end", "b_resident_end_pct", False),
+        ("settle round: pages of A faulted back (not counted)", "settle_a_pages_faulted", False),
+        ("RDMA WRITE volume into A, counted rounds", "rdma_mib", False),
+    ]
+
+    def aging(self):
+        raw = self.raw
+        get = lambda lru, case, mode: raw.by_run(sec="aging", case=case, mode=mode, tag=lru)
+        per_run = lambda off, on, runs: [off[r] / max(on[r], 1) for r in runs if ok(off[r]) and ok(on[r])]
+        cfg = {r["case"][4:]: r["value"] for r in raw.get(sec="aging") if r["case"].startswith("cfg:")}
+        rows, run_rows, figs, ratios_all = [], [], [], []
+        for lru, name in AGING_LRUS:
+            off, on = get(lru, "a_pages_faulted", "off"), get(lru, "a_pages_faulted", "on")
+            runs = sorted(set(off) & set(on))
+            if not runs:
+                continue
+            size = raw.get(sec="aging", case="a_pages_faulted", tag=lru)[0]["size"]
+            rat = per_run(off, on, runs)
+            ratios_all += rat
+            for label, key, with_ratio in self.AGING_METRICS:
+                o, n = get(lru, key, "off"), get(lru, key, "on")
+                if not o and not n:
+                    continue
+                unit = {"pct": " %", "MiB": " MiB"}.get(
+                    next((r["unit"] for r in raw.get(sec="aging", case=key, tag=lru)), ""), "")
+                r = per_run(o, n, sorted(set(o) & set(n))) if with_ratio else []
+                rows.append([name, label, med_spread(list(o.values()), fmt_n) + unit, med_spread(list(n.values()), fmt_n) + unit,
+                             med_spread(r, fmt_n) if with_ratio else ""])
+                self.add("aging", "%s %s" % (lru, key), size, median(o.values()), median(n.values()),
+                         median(r) if with_ratio else float("nan"), unit.strip() or "count",
+                         "pinned_or_baseline = odp_aging off, odp = on; ratio = median per-run off/max(on,1)"
+                         if with_ratio else "pinned_or_baseline = odp_aging off, odp = on")
+            order = get(lru, "order", "off")
+            for run in runs:
+                v = lambda key, mode: get(lru, key, mode).get(run, float("nan"))
+                run_rows.append([name, run, "off, on" if order.get(run) == 1 else "on, off",
+                                 fmt_n(off[run]), fmt_n(on[run]), fmt_n(off[run] / max(on[run], 1)),
+                                 "%s / %s" % (fmt_n(v("pswpin", "off")), fmt_n(v("pswpin", "on"))),
+                                 fmt_n(v("young_answers", "on")),
+                                 "%s / %s" % (fmt_n(v("a_resident_min_pct", "off")), fmt_n(v("a_resident_min_pct", "on"))),
+                                 "%s / %s" % (fmt_n(v("b_resident_end_pct", "off")), fmt_n(v("b_resident_end_pct", "on")))])
+                self.plot_aging.append(("%s %d" % ("MGLRU" if lru == "mglru" else "classic", run), off[run], on[run]))
+            figs.append("%s: %s / %s pages, ratio per run %s (runs: %d)" % (
+                name, med_spread(list(off.values()), fmt_n), med_spread(list(on.values()), fmt_n), med_spread(rat, fmt_n),
+                len(rat)))
+        failed = [r for r in raw.get(sec="aging", case="exit") if r["value"] != 0]
+        why = [r["unit"] for r in raw.get(sec="aging") if r["case"] in ("unsupported", "setup-failed", "lru-unavailable")]
+
+        goal = "faults on A, aging off / aging on >= %g (pages of A faulted back, every run, every LRU)" % GOAL_AGING
+        self.out("## 6. Page aging: an RDMA-only ODP buffer under reclaim, `odp_aging` off vs on")
+        self.out()
+        if not raw.get(sec="aging"):
+            self.out("No aging rows in this run (it predates the step or did not run it).")
+            self.out()
+            self.goals.append((goal, "not measured", None))
+            return
+        self.out("aging-probe: two ODP MRs of %s each; A is written without pause by RDMA WRITEs (loopback RC QP "
+                 "pair, %s messages) and never touched by the CPU after the fill, B is registered and idle. "
+                 "The probe sits in a memory cgroup and asks `memory.reclaim` for %s MiB per round "
+                 "(%s uncounted settle round, then %s counted rounds; the traffic sweeps all of A %s times "
+                 "between rounds), zram swap %s. Each run does both modes of rdma_rxe's `odp_aging` with fresh "
+                 "buffers, alternating which goes first; %s runs on MGLRU (reclaim asks `clear_young`) and on "
+                 "the classic LRU (lru_gen off: `clear_flush_young` from the rmap walk). rxe's ODP counters "
+                 "are device-wide, but A is the only ODP MR with traffic; pswpin/pswpout are the guest's "
+                 "(nothing else runs). Ratio = aging off / aging on per run, *on* counted as at least 1. "
+                 "Median [min–max] over the runs." % (
+                     fmt_size(int(self.meta.get("aging_size_mib", "0")) << 20), fmt_size(int(cfg["msg"])) if ok(cfg.get("msg")) else "?",
+                     fmt_n(cfg.get("reclaim_mib")), fmt_n(cfg.get("settle")),
+                     fmt_n(cfg.get("rounds")), fmt_n(cfg.get("sweeps")),
+                     self.meta.get("zram", "n/a"), self.meta.get("aging_runs", "?")))
+        self.out()
+        for w in sorted(set(why)):
+            self.out("Not measured: %s." % w)
+            self.out()
+        if failed:
+            self.out("**%d probe run(s) failed** (%s): see logs/aging-*.log of the run." % (
+                len(failed), ", ".join("%s run %d exit %d" % (r["tag"], r["run"], r["value"]) for r in failed)))
+            self.out()
+        if rows:
+            self.table(["LRU", "measure (per run)", "aging off", "aging on", "off/on per run"], rows)
+            self.table(["LRU", "run", "order", "A pages faulted, off", "on", "off/on",
+                        "swap-ins off / on", "young answers (on)", "A resident min % off / on",
+                        "B resident end % off / on"], run_rows)
+        if ratios_all:
+            self.goals.append((goal, "; ".join(figs) + ("; %d failed run(s)" % len(failed) if failed else ""),
+                               min(ratios_all) >= GOAL_AGING))
+        else:
+            self.goals.append((goal, "not measured" + (": %s" % ", ".join(sorted(set(why))) if why else ""), None))
+
     # ------------------------------------------------------------ environment
     def environment(self):
         m = self.meta
@@ -595,9 +708,8 @@ class Report:
                     m.get("mglru", "?"))],
                 ["packages", ", ".join("%s %s" % (k[4:], v) for k, v in sorted(m.items()) if k.startswith("pkg_"))],
                 ["rxe hw_counters", m.get("hw_counters", "?")],
-                ["run time", "%s s (perftest %s, steady %s, reg %s, pass %s, batch %s, inval %s, pressure %s)" % tuple(
-                    m.get(k, "?") for k in ("secs_total", "secs_perftest", "secs_steady", "secs_reg", "secs_pass",
-                                            "secs_batch", "secs_inval", "secs_pressure"))],
+                ["run time", "%s s in the guest (%s)" % (m.get("secs_total", "?"), ", ".join(
+                    "%s %s" % (st, m["secs_" + st]) for st, _ in STEPS if "secs_" + st in m))],
                 ["host load (1-min average, start / end of the run)", "%s / %s (2 host CPUs, shared with other "
                  "guests)" % (m.get("host_load_start", "?"), m.get("host_load_end", "?"))],
                 ["date", m.get("date", "?")]]
@@ -605,22 +717,25 @@ class Report:
 
     def build(self, title):
         body_start = len(self.md)
-        self.perftest()
-        self.steady()
-        self.reg()
-        self.cold_warm()
-        self.batch()
-        self.inval()
-        self.pressure()
+        ran = self.meta.get("steps", " ".join(s for s, _ in STEPS)).split()
+        for step, section in STEPS:
+            if step in ran:
+                getattr(self, section)()
         self.environment()
         body = self.md[body_start:]
         self.md = self.md[:body_start]
         self.out("# %s" % title)
         self.out()
-        self.out("Pinned vs ODP memory regions on Soft-RoCE (rxe0 on lo), measured side by side in one boot "
+        self.out("Pinned vs ODP memory regions on Soft-RoCE (rxe0 on lo), and ODP page aging on vs off, "
+                 "measured side by side in one boot "
                  "of a QEMU/TCG guest: only ratios within this run mean anything, absolute figures do not "
                  "carry over to hardware. Plot: `%s`; every measurement: `%s`." %
                  (self.png_name, self.raw_name))
+        skipped = [s for s, _ in STEPS if s not in ran]
+        if skipped:
+            self.out()
+            self.out("**Partial run**: only the step(s) %s (`bench/run.sh --steps \"%s\"`); the sections of %s "
+                     "were not run." % (", ".join(ran), " ".join(ran), ", ".join(skipped)))
         if self.meta.get("smoke") == "1":
             self.out()
             self.out("**Smoke run** (tiny sizes, one run each): proves the scripts work, the numbers mean nothing.")
@@ -652,33 +767,58 @@ def plot(rep, png):
         with open(regf, "w") as f:
             for s, p, o, pd, od in sorted(rep.plot_reg):
                 f.write("%d %s\n" % (s, " ".join(str(x) if ok(x) and x > 0 else "NaN" for x in (p, o, pd, od))))
-        cmds = ["set terminal pngcairo noenhanced size 1400,600 font 'sans,10'",
+        # One panel per measured kind; a run of only some steps plots only those.
+        panels = []
+        if names:
+            plots = []
+            colors = ["#1f77b4", "#d62728", "#2ca02c"]
+            for i, (prog, fn) in enumerate(names):
+                plots.append("'%s' using 1:2 with linespoints lw 2 dt 1 lc rgb '%s' title '%s pinned'"
+                             % (fn, colors[i], prog))
+                plots.append("'%s' using 1:3 with linespoints lw 2 dt 2 lc rgb '%s' title '%s ODP'"
+                             % (fn, colors[i], prog))
+            panels.append(["set logscale x 2", "set xlabel 'message size [bytes]'",
+                           "set ylabel 'bandwidth [Gb/s]'",
+                           "set title 'perftest bandwidth (median): pinned solid, ODP dashed'",
+                           "set yrange [0:*]", "set xrange [3000:1500000]",
+                           "set xtics ('4K' 4096, '64K' 65536, '1M' 1048576)",
+                           "plot " + ", ".join(plots)])
+        if rep.plot_reg:
+            panels.append(["set logscale x 2", "set logscale y 10", "set yrange [*:*]", "set xrange [3000:6e9]",
+                           "set xtics ('4K' 4096, '64K' 65536, '1M' 1048576, '16M' 16777216, '256M' 268435456, "
+                           "'1G' 1073741824, '4G' 4294967296)", "set format y '%g'",
+                           "set xlabel 'MR size [bytes]'", "set ylabel 'time [µs]'",
+                           "set title 'registration / deregistration time (median)'",
+                           "plot '%s' using 1:2 with linespoints lw 2 lc rgb '#1f77b4' title 'pinned reg', "
+                           "'%s' using 1:3 with linespoints lw 2 lc rgb '#d62728' title 'ODP reg', "
+                           "'%s' using 1:4 with linespoints lw 1 dt 2 lc rgb '#1f77b4' title 'pinned dereg', "
+                           "'%s' using 1:5 with linespoints lw 1 dt 2 lc rgb '#d62728' title 'ODP dereg'"
+                           % (regf, regf, regf, regf)])
+        if rep.plot_aging:
+            agef = os.path.join(tmp, "aging.dat")
+            with open(agef, "w") as f:
+                for label, off, on in rep.plot_aging:
+                    f.write('"%s" %s %s\n' % (label, off if ok(off) else "NaN", on if ok(on) else "NaN"))
+            panels.append(["set style data histograms", "set style histogram clustered gap 1",
+                           "set style fill solid 0.8 border -1", "set boxwidth 0.9", "set yrange [0:*]",
+                           "set xrange [*:*]", "set xtics rotate by -30", "set format y '%g'",
+                           "set xlabel 'LRU and run'", "set ylabel 'pages of A faulted back'",
+                           "set title 'page aging: RDMA-only buffer A under memory.reclaim'",
+                           "set offsets 0, 0, graph 0.08, 0",
+                           "plot '%s' using 2:xtic(1) lc rgb '#1f77b4' title 'odp_aging off', "
+                           "'' using 3 lc rgb '#d62728' title 'odp_aging on', "
+                           # the counts over the bars: 0 is the result, not a missing bar
+                           "'' using ($0 - 0.17):2:(sprintf('%%d', $2)) with labels offset 0,0.6 notitle, "
+                           "'' using ($0 + 0.17):3:(sprintf('%%d', $3)) with labels offset 0,0.6 "
+                           "tc rgb '#d62728' notitle" % agef])
+        if not panels:
+            panels.append(["set title 'no data to plot'", "plot NaN notitle"])
+        cmds = ["set terminal pngcairo noenhanced size %d,600 font 'sans,10'" % (700 * len(panels)),
                 "set output '%s'" % png,
-                "set multiplot layout 1,2",
-                "set logscale x 2", "set grid",
-                "set xlabel 'message size [bytes]'", "set ylabel 'bandwidth [Gb/s]'",
-                "set title 'perftest bandwidth (median): pinned solid, ODP dashed'",
-                "set key top left", "set yrange [0:*]", "set xrange [3000:1500000]",
-                "set xtics ('4K' 4096, '64K' 65536, '1M' 1048576)"]
-        plots = []
-        colors = ["#1f77b4", "#d62728", "#2ca02c"]
-        for i, (prog, fn) in enumerate(names):
-            plots.append("'%s' using 1:2 with linespoints lw 2 dt 1 lc rgb '%s' title '%s pinned'"
-                         % (fn, colors[i], prog))
-            plots.append("'%s' using 1:3 with linespoints lw 2 dt 2 lc rgb '%s' title '%s ODP'"
-                         % (fn, colors[i], prog))
-        cmds.append("plot " + (", ".join(plots) if plots else "NaN notitle"))
-        cmds += ["set logscale x 2", "set logscale y 10", "set yrange [*:*]", "set xrange [3000:6e9]",
-                 "set xtics ('4K' 4096, '64K' 65536, '1M' 1048576, '16M' 16777216, '256M' 268435456, "
-                 "'1G' 1073741824, '4G' 4294967296)", "set format y '%g'", "set key top left",
-                 "set xlabel 'MR size [bytes]'", "set ylabel 'time [µs]'",
-                 "set title 'registration / deregistration time (median)'",
-                 "plot '%s' using 1:2 with linespoints lw 2 lc rgb '#1f77b4' title 'pinned reg', "
-                 "'%s' using 1:3 with linespoints lw 2 lc rgb '#d62728' title 'ODP reg', "
-                 "'%s' using 1:4 with linespoints lw 1 dt 2 lc rgb '#1f77b4' title 'pinned dereg', "
-                 "'%s' using 1:5 with linespoints lw 1 dt 2 lc rgb '#d62728' title 'ODP dereg'"
-                 % (regf, regf, regf, regf),
-                 "unset multiplot"]
+                "set multiplot layout 1,%d" % len(panels)]
+        for pc in panels:
+            cmds += ["reset", "set grid", "set key top left"] + pc
+        cmds.append("unset multiplot")
         r = subprocess.run([gp], input="\n".join(cmds) + "\n", text=True, capture_output=True)
         if r.returncode != 0:
             print("report: gnuplot failed: %s" % r.stderr, file=sys.stderr)

@@ -1,14 +1,18 @@
 #!/bin/bash
-# make bench: the full benchmark, pinned vs ODP, in ONE boot of the 6.12 guest.
+# make bench: the full benchmark, pinned vs ODP and ODP page aging on vs off, in
+# ONE boot of the 6.12 guest.
 #
 # usage: bench/run.sh [--smoke] [-m MEM] [--steps "perftest reg ..."]
 #
 # Runs bench/guest.sh in the guest (tests/vm/run, -m 6G by default so a 4 GiB
 # MR can be pinned), collects raw.csv/meta.txt/logs in build/bench/<name>/ and
 # writes bench/results/<name>.md, .csv, -raw.csv and .png with bench/report.py,
-# where <name> = <UTC date>-<git sha>.  Takes about 30-40 minutes under TCG.
+# where <name> = <UTC date>-<git sha>.  Takes about 30-45 minutes under TCG
+# (the aging step alone: 3-5 minutes on a lightly loaded host).
 # --smoke: tiny sizes, one run each (what tests/guest/90-bench-smoke.sh does).
-# --steps: only these steps (perftest reg pass batch inval pressure).
+# --steps: only these steps, in this order (default all: perftest steady reg
+#          pass batch inval pressure aging); the name gets "-<steps>" appended
+#          (e.g. --steps aging -> <name>-aging) and the report says it is partial.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 MEM=6G SMOKE= STEPS=
@@ -24,6 +28,7 @@ done
 sha=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo nogit)
 git -C "$TOP" diff --quiet HEAD -- 2>/dev/null || sha=$sha-dirty
 name=$(date -u +%Y-%m-%d)-$sha
+[ -n "$STEPS" ] && name=$name-$(echo $STEPS | tr ' ' +)
 [ -n "$SMOKE" ] && name=$name-smoke
 raw=$TOP/build/bench/$name
 rm -rf "$raw"

@@ -1,27 +1,40 @@
 # Shared build rules for the userspace tools: each tool lives in its own
 # directory with a Makefile that sets PROG, SRCS (and optionally LDLIBS,
-# TEST_PROG/TEST_SRCS for host unit tests) and includes this file.
+# TEST_PROG/TEST_SRCS for host unit tests, LIB) and includes this file.
+# LIB names modules of the code the tools share, ../lib/<name>.{c,h}
+# (e.g. LIB := loopback): they are compiled into PROG, and ../lib is on the
+# include path.
 OUT ?= $(CURDIR)/../../build/bin
 CC ?= cc
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDLIBS ?=
+LIB ?=
+LIB_SRCS := $(LIB:%=../lib/%.c)
+LIB_HDRS := $(wildcard ../lib/*.h)
+CFLAGS += -I../lib
 
 .PHONY: all test clean
 
+# (A directory without PROG, ../lib, only has unit tests.)
+ifneq ($(PROG),)
 all: $(OUT)/$(PROG)
 
-$(OUT)/$(PROG): $(SRCS) $(wildcard *.h) Makefile ../common.mk
+$(OUT)/$(PROG): $(SRCS) $(LIB_SRCS) $(wildcard *.h) $(LIB_HDRS) Makefile ../common.mk
 	@mkdir -p $(OUT)
-	$(CC) $(CFLAGS) -o $@ $(SRCS) $(LDLIBS) -pthread
+	$(CC) $(CFLAGS) -o $@ $(SRCS) $(LIB_SRCS) $(LDLIBS) -pthread
+else
+all:
+	@true
+endif
 
 # Host unit tests under ASan/UBSan (no RDMA device needed).
 ifneq ($(TEST_SRCS),)
 test: $(OUT)/$(TEST_PROG)
 	$(OUT)/$(TEST_PROG)
 
-$(OUT)/$(TEST_PROG): $(TEST_SRCS) $(wildcard *.h) Makefile ../common.mk
+$(OUT)/$(TEST_PROG): $(TEST_SRCS) $(wildcard *.h) $(LIB_HDRS) Makefile ../common.mk
 	@mkdir -p $(OUT)
 	$(CC) $(filter-out -O2,$(CFLAGS)) $(SAN_FLAGS) -o $@ $(TEST_SRCS) $(LDLIBS) -pthread
 else
@@ -30,4 +43,4 @@ test:
 endif
 
 clean:
-	rm -f $(OUT)/$(PROG) $(if $(TEST_PROG),$(OUT)/$(TEST_PROG))
+	rm -f $(if $(PROG),$(OUT)/$(PROG)) $(if $(TEST_PROG),$(OUT)/$(TEST_PROG))

@@ -10,13 +10,8 @@
 source "$TOP/tests/lib/guest.sh"
 source "$TOP/tests/lib/pyverbs.sh"
 
-pyverbs_prepare || fail "cannot prepare the pyverbs suite from $PYV_SRC"
-res=/tmp/pyverbs-ours.res
-# shellcheck disable=SC2046
-pyverbs_run "$res" $(pyverbs_modules) >/tmp/pyverbs-ours.log
-cat /tmp/pyverbs-ours.log
-[ -s "$res" ] || fail "the pyverbs run produced no results"
-pyverbs_summary "$res" "our rdma_rxe $(cat /sys/module/rdma_rxe/version)"
+pyverbs_suite ours "our rdma_rxe $(cat /sys/module/rdma_rxe/version)"
+res=$PYV_RES
 
 bad=0
 # The ODP tests the capabilities allow must have run and passed.

@@ -10,12 +10,6 @@ source "$TOP/tests/lib/guest.sh"
 source "$TOP/tests/lib/pyverbs.sh"
 
 [ ! -e /sys/module/rdma_rxe/version ] || fail "rdma_rxe has a version stamp: this is not the stock module"
-pyverbs_prepare || fail "cannot prepare the pyverbs suite from $PYV_SRC"
-res=/tmp/pyverbs-stock.res
-# shellcheck disable=SC2046
-pyverbs_run "$res" $(pyverbs_modules) >/tmp/pyverbs-stock.log
-cat /tmp/pyverbs-stock.log
-[ -s "$res" ] || fail "the pyverbs run produced no results"
-pyverbs_summary "$res" "Debian's stock rdma_rxe"
-pyverbs_judge "$res" || fail "pyverbs suite on the stock rdma_rxe: see UNEXPECTED lines above"
+pyverbs_suite stock "Debian's stock rdma_rxe"
+pyverbs_judge "$PYV_RES" || fail "pyverbs suite on the stock rdma_rxe: see UNEXPECTED lines above"
 echo "pyverbs-stock: ok"

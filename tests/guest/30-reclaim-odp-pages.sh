@@ -9,16 +9,11 @@ source "$TOP/tests/lib/guest.sh"
 source "$TOP/userspace/reclaim-verify/guest-env.sh"
 rv_guest_setup || fail "guest setup (rxe0 on a dummy netdev, zram swap)"
 
-rv_run pageout -r pageout -d 12 || fail "pageout run failed"
-rv_check_odp pageout pageout
-rv_check pageout 'd["vmstat"]["pswpout"] > 0 and d["vmstat"]["pswpin"] > 0' "pages really went to swap and came back"
-rv_check pageout 'd["hw_counters"]["odp_pages_invalidated"] > 0' "swap-out invalidated ODP pages"
-
-rv_run dontneed -r dontneed -d 12 || fail "dontneed run failed"
-rv_check_odp dontneed dontneed
-rv_check dontneed 'd["events"]["dontneed"]["reaccessed"] > 0' "dropped slots were used by the NIC again afterwards"
-
-rv_run mprotect -r mprotect -d 12 || fail "mprotect run failed"
-rv_check_odp mprotect mprotect
+rv_odp_case pageout \
+	'd["vmstat"]["pswpout"] > 0 and d["vmstat"]["pswpin"] > 0' "pages really went to swap and came back" \
+	'd["hw_counters"]["odp_pages_invalidated"] > 0' "swap-out invalidated ODP pages"
+rv_odp_case dontneed \
+	'd["events"]["dontneed"]["reaccessed"] > 0' "dropped slots were used by the NIC again afterwards"
+rv_odp_case mprotect
 
 echo "30-reclaim-odp-pages: ok"

@@ -15,16 +15,11 @@ rv_guest_setup || fail "guest setup (rxe0 on a dummy netdev, zram swap)"
 # soft-lock the rxe worker (kernel/KNOWN-ISSUES.md, 2): keep it out of this test.
 echo 0 >/proc/sys/kernel/numa_balancing
 
-rv_run fork -r fork -d 12 || fail "fork run failed"
-rv_check_odp fork fork
-rv_check fork 'd["fork_child_pages"] > 0 and d["classes"]["fork-child-data"] == 0' "children wrote every page; none of it reached the parent"
-
-rv_run thp -r thp -d 12 || fail "thp run failed"
-rv_check_odp thp thp
-rv_check thp 'd["thp"]["collapse_ok"] > 0 and d["thp"]["split_ok"] > 0' "huge pages were collapsed and split under traffic"
-
-rv_run compact -r compact -d 12 || fail "compact run failed"
-rv_check_odp compact compact
-rv_check compact 'd["migrated_pages"] > 0 and d["compactions"] > 0' "pages were migrated between nodes and memory compacted"
-rv_check compact 'd["vmstat"]["pgmigrate_success"] > 0' "the kernel counted the migrations"
+rv_odp_case fork \
+	'd["fork_child_pages"] > 0 and d["classes"]["fork-child-data"] == 0' "children wrote every page; none of it reached the parent"
+rv_odp_case thp \
+	'd["thp"]["collapse_ok"] > 0 and d["thp"]["split_ok"] > 0' "huge pages were collapsed and split under traffic"
+rv_odp_case compact \
+	'd["migrated_pages"] > 0 and d["compactions"] > 0' "pages were migrated between nodes and memory compacted" \
+	'd["vmstat"]["pgmigrate_success"] > 0' "the kernel counted the migrations"
 echo "31-reclaim-odp-cow-thp-migrate: ok"

@@ -8,7 +8,6 @@ source "$TOP/tests/lib/guest.sh"
 source "$TOP/userspace/reclaim-verify/guest-env.sh"
 rv_guest_setup || fail "guest setup (rxe0 on a dummy netdev, zram swap)"
 
-rv_run remap -r remap -d 12 || fail "remap run failed"
-rv_check_odp remap remap
-rv_check remap 'd["events"]["remap"]["reaccessed"] > 0' "remapped slots were used by the NIC again afterwards"
+rv_odp_case remap \
+	'd["events"]["remap"]["reaccessed"] > 0' "remapped slots were used by the NIC again afterwards"
 echo "32-reclaim-odp-remap: ok"

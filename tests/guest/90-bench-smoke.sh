@@ -3,7 +3,9 @@
 # measurement) and bench/report.py still produce a complete report: every
 # section and every goal row with a measured figure, a PNG plot, perftest
 # pinned and --odp results, and the memory-pressure run of ODP with its data
-# verified (0 corrupt bytes).  No timing is asserted: speed is bench/'s job.
+# verified (0 corrupt bytes), and the page-aging case on MGLRU and the classic
+# LRU with odp_aging off and on (young callbacks answered only when on).  No
+# timing is asserted: speed is bench/'s job.
 # vm-args: --timeout 1800
 source "$TOP/tests/lib/guest.sh"
 
@@ -52,15 +54,28 @@ need "ODP pressure RDMA check" '$1 == "pressure" && $2 == "corrupt-rdma" && $3 =
 need "ODP pressure CPU check" '$1 == "pressure" && $2 == "corrupt-cpu" && $3 == "odp" && $5 == "limit"'
 bad=$(awk -F, '$1 == "pressure" && $3 == "odp" && $2 ~ /^corrupt-/ { s += $7 } END { print s + 0 }' "$raw")
 [ "$bad" = 0 ] || fail "ODP under memory pressure: $bad corrupt bytes"
+for lru in mglru classic; do
+	need "aging probe on $lru completed" "\$1 == \"aging\" && \$2 == \"exit\" && \$5 == \"$lru\" && \$7 == 0"
+	for mode in off on; do
+		need "aging $lru $mode: pages of A faulted" "\$1 == \"aging\" && \$2 == \"a_pages_faulted\" && \$3 == \"$mode\" && \$5 == \"$lru\""
+		need "aging $lru $mode: B residency" "\$1 == \"aging\" && \$2 == \"b_resident_end_pct\" && \$3 == \"$mode\" && \$5 == \"$lru\""
+	done
+	need "aging $lru on: young callbacks answered" "\$1 == \"aging\" && \$2 == \"young_answers\" && \$3 == \"on\" && \$5 == \"$lru\" && \$7 > 0"
+	need "aging $lru off: no young answers" "\$1 == \"aging\" && \$2 == \"young_answers\" && \$3 == \"off\" && \$5 == \"$lru\" && \$7 == 0"
+done
+bad=$(awk -F, '$1 == "aging" && $2 == "young_answers" && $3 == "off" && $7 != 0' "$raw")
+[ -z "$bad" ] || fail "odp_aging=N still answered young callbacks: $bad"
 
 # The report: every section, every goal row measured (met or not met).
 for h in "## Goals" "## 1. Steady state" "### Steady state, finely interleaved" "## 2. Registration" \
-	"## 3. Cold vs warm" "### Fault batch size" "## 4. Invalidation" "## 5. Memory pressure" "## Environment"; do
+	"## 3. Cold vs warm" "### Fault batch size" "## 4. Invalidation" "## 5. Memory pressure" "## 6. Page aging" \
+	"## Environment"; do
 	grep -qF "$h" "$md" || fail "report has no section '$h'"
 done
 for g in "steady-state ODP/pinned >= 0.98 (perftest" "steady-state ODP/pinned >= 0.98 (odp-bench" \
 	"ODP registration of 1 GiB" "ODP registration time within 2" "cold pass >= 0.5" \
-	"invalidation <= 2" "under pressure ODP completes with 0 corrupt bytes"; do
+	"invalidation <= 2" "under pressure ODP completes with 0 corrupt bytes" \
+	"faults on A, aging off / aging on >= 10"; do
 	line=$(grep -F "| $g" "$md" | head -1)
 	[ -n "$line" ] || fail "report has no goal row '$g'"
 	case "$line" in

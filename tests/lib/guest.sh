@@ -2,15 +2,8 @@
 # Helpers for guest tests (sourced).  rxe0 is up and $RXE_GID set by tests/vm/run.
 IP=127.0.0.1
 
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
-
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # wait_listen PORT SECONDS: until a TCP server listens on PORT (a fixed sleep
 # is not enough in a TCG guest on a loaded host).

@@ -3,15 +3,8 @@
 TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 KVER=${KVER:-$("$TOP/scripts/kver.sh")}
 
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
-
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # The kernel's own tools (checkpatch and its data files) from the same
 # linux-source tarball the module is built from, extracted once.

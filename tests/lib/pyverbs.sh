@@ -38,6 +38,21 @@ pyverbs_run() {
 		--dev rxe0 --gid "$RXE_GID" -v "$@" 2>&1
 }
 
+# pyverbs_suite NAME LABEL: the whole suite (every module of pyverbs_modules)
+# against rxe0: prepare, run, print the log and the summary headed LABEL.
+# Fails the test if the suite cannot be prepared or gives no result.  The
+# results are in $PYV_RES (/tmp/pyverbs-NAME.res), for pyverbs_judge.
+pyverbs_suite() {
+	local name=$1 label=$2
+	PYV_RES=/tmp/pyverbs-$name.res
+	pyverbs_prepare || fail "cannot prepare the pyverbs suite from $PYV_SRC"
+	# shellcheck disable=SC2046
+	pyverbs_run "$PYV_RES" $(pyverbs_modules) >"/tmp/pyverbs-$name.log"
+	cat "/tmp/pyverbs-$name.log"
+	[ -s "$PYV_RES" ] || fail "the pyverbs run produced no results"
+	pyverbs_summary "$PYV_RES" "$label"
+}
+
 # pyverbs_summary RESULTS LABEL: the summary block, skips grouped by reason.
 pyverbs_summary() {
 	local res=$1 label=$2

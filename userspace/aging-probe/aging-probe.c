@@ -30,6 +30,9 @@
 
 #include <infiniband/verbs.h>
 
+#include "counters.h"
+#include "loopback.h"
+
 #define PAGE		4096UL
 #define MAX_MODES	4
 #define MAX_ROUNDS	64
@@ -81,11 +84,8 @@ struct phase {
 };
 
 struct rdma {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp_req;	/* posts the WRITEs */
-	struct ibv_qp *qp_resp;	/* target of the WRITEs */
+	struct lb_dev dev;
+	struct lb_pair qps;	/* a posts the WRITEs, b is their target; one CQ */
 	void *src;
 	struct ibv_mr *src_mr;
 };
@@ -360,44 +360,9 @@ static int write_file(const char *path, const char *val)
 	return err;
 }
 
-static long long read_ll(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long long v = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
-static long long vmstat(const char *key)
-{
-	FILE *f = fopen("/proc/vmstat", "r");
-	char name[64];
-	long long v, found = -1;
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %lld", name, &v) == 2)
-		if (!strcmp(name, key)) {
-			found = v;
-			break;
-		}
-	fclose(f);
-	return found;
-}
-
 static long long hw_counter(const struct opts *o, const char *name)
 {
-	char path[256];
-
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", o->dev,
-		 name);
-	return read_ll(path);
+	return hw_counter_read(o->dev, 1, name);
 }
 
 static void snapshot(const struct opts *o, struct counters *c)
@@ -431,111 +396,36 @@ static double resident_pct(void *buf, size_t size)
 	return 100.0 * (double)n / (double)pages;
 }
 
-static int qp_to_rts(struct ibv_qp *qp, uint32_t dest_qpn, union ibv_gid *gid,
-		     const struct opts *o, enum ibv_mtu mtu)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.pkey_index = 0,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_LOCAL_WRITE,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = mtu;
-	a.dest_qp_num = dest_qpn;
-	a.rq_psn = 0;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.sgid_index = (uint8_t)o->gid_index;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = (uint8_t)o->qp_timeout;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 0;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC) ? -1 : 0;
-}
-
 static int rdma_setup(struct rdma *rd, const struct opts *o)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_qp_init_attr qia = { 0 };
-	struct ibv_port_attr port;
-	union ibv_gid gid;
-	int i;
+	struct lb_pair_attr pa = {
+		.cqe_a = 2 * o->depth + 2,
+		.cap = { .max_send_wr = (uint32_t)o->depth, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_all = 1,
+		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE,
+		.max_rd_atomic = 1,
+		.hop_limit = 1,
+		.timeout = (uint8_t)o->qp_timeout,
+	};
 
-	if (!list)
-		return die_errno("ibv_get_device_list");
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), o->dev))
-			break;
-	if (!list[i]) {
-		fprintf(stderr, "aging-probe: no RDMA device '%s'\n", o->dev);
-		ibv_free_device_list(list);
+	if (lb_dev_open(&rd->dev, o->dev, 1) ||
+	    lb_dev_gid(&rd->dev, o->gid_index) ||
+	    lb_pair_create(&rd->dev, &rd->qps, &pa)) {
+		fprintf(stderr, "aging-probe: %s\n", rd->dev.err);
 		return -1;
 	}
-	rd->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!rd->ctx)
-		return die_errno("ibv_open_device");
-	if (ibv_query_port(rd->ctx, 1, &port))
-		return die_errno("ibv_query_port");
-	if (ibv_query_gid(rd->ctx, 1, o->gid_index, &gid))
-		return die_errno("ibv_query_gid");
-	rd->pd = ibv_alloc_pd(rd->ctx);
-	if (!rd->pd)
-		return die_errno("ibv_alloc_pd");
-	rd->cq = ibv_create_cq(rd->ctx, 2 * o->depth + 2, NULL, NULL, 0);
-	if (!rd->cq)
-		return die_errno("ibv_create_cq");
-
-	qia.send_cq = rd->cq;
-	qia.recv_cq = rd->cq;
-	qia.qp_type = IBV_QPT_RC;
-	qia.cap.max_send_wr = (uint32_t)o->depth;
-	qia.cap.max_recv_wr = 1;
-	qia.cap.max_send_sge = 1;
-	qia.cap.max_recv_sge = 1;
-	qia.sq_sig_all = 1;
-	rd->qp_req = ibv_create_qp(rd->pd, &qia);
-	if (!rd->qp_req)
-		return die_errno("ibv_create_qp");
-	rd->qp_resp = ibv_create_qp(rd->pd, &qia);
-	if (!rd->qp_resp)
-		return die_errno("ibv_create_qp");
-	if (qp_to_rts(rd->qp_req, rd->qp_resp->qp_num, &gid, o,
-		      port.active_mtu) ||
-	    qp_to_rts(rd->qp_resp, rd->qp_req->qp_num, &gid, o,
-		      port.active_mtu))
-		return die_errno("connect the loopback QPs");
 
 	/* the WRITE source is small and pinned: only A and B are ODP */
 	rd->src = aligned_alloc(PAGE, o->msg < PAGE ? PAGE : o->msg);
 	if (!rd->src)
 		return die_errno("aligned_alloc");
 	memset(rd->src, 0x5a, o->msg);
-	rd->src_mr = ibv_reg_mr(rd->pd, rd->src, o->msg, IBV_ACCESS_LOCAL_WRITE);
-	if (!rd->src_mr)
-		return die_errno("ibv_reg_mr (source)");
+	rd->src_mr = lb_reg_mr(&rd->dev, rd->src, o->msg, IBV_ACCESS_LOCAL_WRITE);
+	if (!rd->src_mr) {
+		fprintf(stderr, "aging-probe: %s\n", rd->dev.err);
+		return -1;
+	}
 	return 0;
 }
 
@@ -544,16 +434,8 @@ static void rdma_teardown(struct rdma *rd)
 	if (rd->src_mr)
 		ibv_dereg_mr(rd->src_mr);
 	free(rd->src);
-	if (rd->qp_resp)
-		ibv_destroy_qp(rd->qp_resp);
-	if (rd->qp_req)
-		ibv_destroy_qp(rd->qp_req);
-	if (rd->cq)
-		ibv_destroy_cq(rd->cq);
-	if (rd->pd)
-		ibv_dealloc_pd(rd->pd);
-	if (rd->ctx)
-		ibv_close_device(rd->ctx);
+	lb_pair_destroy(&rd->qps);
+	lb_dev_close(&rd->dev);
 }
 
 static void *traffic_main(void *arg)
@@ -581,7 +463,7 @@ static void *traffic_main(void *arg)
 		while (!atomic_load(&t->stop) && inflight < o->depth) {
 			wr.wr.rdma.remote_addr = t->a_addr + off;
 			wr.wr_id = off;
-			err = ibv_post_send(t->rd->qp_req, &wr, &bad);
+			err = ibv_post_send(t->rd->qps.a.qp, &wr, &bad);
 			if (err) {
 				int none = 0;
 
@@ -595,7 +477,7 @@ static void *traffic_main(void *arg)
 			if (off == o->size)
 				off = 0;
 		}
-		n = ibv_poll_cq(t->rd->cq, 16, wc);
+		n = ibv_poll_cq(t->rd->qps.a.cq, 16, wc);
 		if (n < 0) {
 			atomic_store(&t->error, EIO);
 			break;
@@ -720,10 +602,10 @@ static int run_phase(struct rdma *rd, const struct opts *o, bool aging,
 		memset(b + i, (int)(i / PAGE) | 1, PAGE);
 	}
 
-	mra = ibv_reg_mr(rd->pd, a, o->size, access);
-	mrb = ibv_reg_mr(rd->pd, b, o->size, access);
+	mra = lb_reg_mr(&rd->dev, a, o->size, access);
+	mrb = mra ? lb_reg_mr(&rd->dev, b, o->size, access) : NULL;
 	if (!mra || !mrb) {
-		die_errno("ibv_reg_mr (ODP)");
+		fprintf(stderr, "aging-probe: %s\n", rd->dev.err);
 		goto out;
 	}
 

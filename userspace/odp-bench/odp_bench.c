@@ -20,6 +20,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "counters.h"
+#include "loopback.h"
 #include "util.h"
 
 #define MAX_SIZES 32
@@ -48,17 +50,6 @@ struct opts {
 	const char *tag;
 };
 
-/* One device, PD, CQ and a connected pair of RC QPs: qa posts, qb answers. */
-struct rdma {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq, *cq_b;
-	struct ibv_qp *qa, *qb;
-	union ibv_gid gid;
-	enum ibv_mtu mtu;
-	int depth;
-};
-
 /* A buffer of len bytes, optionally registered. */
 struct region {
 	void *map;		/* what mmap returned (for munmap) */
@@ -66,6 +57,15 @@ struct region {
 	char *addr;		/* 2 MiB aligned start */
 	size_t len;
 	struct ibv_mr *mr;
+};
+
+/* One device and PD, and for the transfers a connected pair of RC QPs
+ * (qps.a posts, qps.b answers) and the staging buffer they copy through. */
+struct rdma {
+	struct lb_dev dev;
+	struct lb_pair qps;
+	struct region stage;
+	int depth;
 };
 
 static const char *mode_name(int m)
@@ -147,7 +147,7 @@ static int access_flags(int mode)
 
 static int region_reg(struct rdma *d, struct region *r, int mode)
 {
-	r->mr = ibv_reg_mr(d->pd, r->addr, r->len, access_flags(mode));
+	r->mr = lb_reg_mr(&d->dev, r->addr, r->len, access_flags(mode));
 	if (!r->mr)
 		return errno ? -errno : -EIO;
 	return 0;
@@ -163,155 +163,58 @@ static int region_dereg(struct region *r)
 	return rc;
 }
 
-/* A /proc/vmstat counter, or -1 if it cannot be read. */
-static long long vmstat(const char *name)
+static void region_free(struct region *r)
 {
-	char line[128];
-	size_t n = strlen(name);
-	long long v = -1;
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, n) && line[n] == ' ') {
-			v = atoll(line + n + 1);
-			break;
-		}
-	fclose(f);
-	return v;
+	region_dereg(r);
+	region_unmap(r);
 }
 
 /* ------------------------------------------------------------------ device */
 
-static int qp_connect(struct rdma *d, struct ibv_qp *qp, uint32_t remote_qpn, int gid_index)
+/* The pinned staging buffer of the transfers: depth slots of chunk bytes. */
+static int stage_new(struct rdma *d, struct region *st, const struct opts *o)
 {
-	struct ibv_qp_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			    IBV_ACCESS_REMOTE_READ;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			  IBV_QP_ACCESS_FLAGS))
-		return -errno;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = d->mtu;
-	a.dest_qp_num = remote_qpn;
-	a.rq_psn = 0;
-	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = d->gid;
-	a.ah_attr.grh.sgid_index = gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			  IBV_QP_MIN_RNR_TIMER))
-		return -errno;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	/* ~1 s ack timeout: a responder stalled in a swap-in must not exhaust retries. */
-	a.timeout = 18;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 0;
-	a.max_rd_atomic = 16;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
-		return -errno;
+	if (region_map(st, o->chunk * o->depth, THP_DEFAULT))
+		return -1;
+	region_touch(st);
+	if (region_reg(d, st, MODE_PINNED)) {
+		fprintf(stderr, "register staging buffer: %s\n", strerror(errno));
+		return -1;
+	}
 	return 0;
-}
-
-static struct ibv_qp *qp_new(struct rdma *d, struct ibv_cq *cq)
-{
-	struct ibv_qp_init_attr ia;
-
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = cq;
-	ia.recv_cq = cq;
-	ia.qp_type = IBV_QPT_RC;
-	ia.cap.max_send_wr = d->depth;
-	ia.cap.max_recv_wr = 1;
-	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
-	return ibv_create_qp(d->pd, &ia);
 }
 
 static int rdma_open(struct rdma *d, const struct opts *o, bool with_qps)
 {
-	struct ibv_device **list;
-	struct ibv_port_attr pa;
-	int i, n, rc;
+	struct lb_pair_attr pa = {
+		.cqe_a = 2 * o->depth + 2,
+		.cqe_b = 4,
+		.cap = { .max_send_wr = o->depth, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			  IBV_ACCESS_REMOTE_READ,
+		.max_rd_atomic = 16,
+		.hop_limit = 64,
+		/* ~1 s ack timeout: a responder stalled in a swap-in must not exhaust retries. */
+		.timeout = 18,
+	};
 
-	memset(d, 0, sizeof(*d));
+	memset(&d->qps, 0, sizeof(d->qps));
+	memset(&d->stage, 0, sizeof(d->stage));
 	d->depth = o->depth;
-	list = ibv_get_device_list(&n);
-	if (!list) {
-		fprintf(stderr, "ibv_get_device_list: %s\n", strerror(errno));
+	if (lb_dev_open(&d->dev, o->dev, 1) ||
+	    (with_qps && (lb_dev_gid(&d->dev, o->gid) || lb_pair_create(&d->dev, &d->qps, &pa)))) {
+		fprintf(stderr, "%s\n", d->dev.err);
 		return -1;
 	}
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), o->dev))
-			d->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!d->ctx) {
-		fprintf(stderr, "RDMA device %s not found or cannot be opened\n", o->dev);
-		return -1;
-	}
-	d->pd = ibv_alloc_pd(d->ctx);
-	if (!d->pd) {
-		fprintf(stderr, "ibv_alloc_pd: %s\n", strerror(errno));
-		return -1;
-	}
-	if (!with_qps)
-		return 0;
-	if (ibv_query_port(d->ctx, 1, &pa) || ibv_query_gid(d->ctx, 1, o->gid, &d->gid)) {
-		fprintf(stderr, "query port/gid %d: %s\n", o->gid, strerror(errno));
-		return -1;
-	}
-	d->mtu = pa.active_mtu;
-	d->cq = ibv_create_cq(d->ctx, 2 * d->depth + 2, NULL, NULL, 0);
-	d->cq_b = ibv_create_cq(d->ctx, 4, NULL, NULL, 0);
-	if (!d->cq || !d->cq_b) {
-		fprintf(stderr, "ibv_create_cq: %s\n", strerror(errno));
-		return -1;
-	}
-	d->qa = qp_new(d, d->cq);
-	d->qb = qp_new(d, d->cq_b);
-	if (!d->qa || !d->qb) {
-		fprintf(stderr, "ibv_create_qp: %s\n", strerror(errno));
-		return -1;
-	}
-	rc = qp_connect(d, d->qa, d->qb->qp_num, o->gid);
-	if (!rc)
-		rc = qp_connect(d, d->qb, d->qa->qp_num, o->gid);
-	if (rc) {
-		fprintf(stderr, "connect QPs (gid index %d): %s\n", o->gid, strerror(-rc));
-		return -1;
-	}
-	return 0;
+	return with_qps ? stage_new(d, &d->stage, o) : 0;
 }
 
 static void rdma_close(struct rdma *d)
 {
-	if (d->qa)
-		ibv_destroy_qp(d->qa);
-	if (d->qb)
-		ibv_destroy_qp(d->qb);
-	if (d->cq)
-		ibv_destroy_cq(d->cq);
-	if (d->cq_b)
-		ibv_destroy_cq(d->cq_b);
-	if (d->pd)
-		ibv_dealloc_pd(d->pd);
-	if (d->ctx)
-		ibv_close_device(d->ctx);
+	region_free(&d->stage);
+	lb_pair_destroy(&d->qps);
+	lb_dev_close(&d->dev);
 }
 
 /* ------------------------------------------------------------------ traffic */
@@ -372,7 +275,7 @@ static int xfer_pass(struct rdma *d, struct xfer *x)
 				wr.wr.rdma.rkey = x->reg->mr->rkey;
 			}
 			sge.length = c;
-			if (ibv_post_send(d->qa, &wr, &bad)) {
+			if (ibv_post_send(d->qps.a.qp, &wr, &bad)) {
 				fprintf(stderr, "ibv_post_send: %s\n", strerror(errno));
 				return -1;
 			}
@@ -381,7 +284,7 @@ static int xfer_pass(struct rdma *d, struct xfer *x)
 			next += c;
 			inflight++;
 		}
-		n = ibv_poll_cq(d->cq, 16, wc);
+		n = ibv_poll_cq(d->qps.a.cq, 16, wc);
 		if (n < 0) {
 			fprintf(stderr, "ibv_poll_cq failed\n");
 			return -1;
@@ -412,18 +315,6 @@ static int xfer_pass(struct rdma *d, struct xfer *x)
 	return 0;
 }
 
-static int stage_new(struct rdma *d, struct region *st, const struct opts *o)
-{
-	if (region_map(st, o->chunk * o->depth, THP_DEFAULT))
-		return -1;
-	region_touch(st);
-	if (region_reg(d, st, MODE_PINNED)) {
-		fprintf(stderr, "register staging buffer: %s\n", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /* ------------------------------------------------------------------ commands */
 
 static int cmd_caps(const struct opts *o)
@@ -438,7 +329,7 @@ static int cmd_caps(const struct opts *o)
 	if (rdma_open(&d, o, false))
 		return 2;
 	memset(&attr, 0, sizeof(attr));
-	if (ibv_query_device_ex(d.ctx, NULL, &attr)) {
+	if (ibv_query_device_ex(d.dev.ctx, NULL, &attr)) {
 		fprintf(stderr, "ibv_query_device_ex: %s\n", strerror(errno));
 		rdma_close(&d);
 		return 2;
@@ -455,8 +346,7 @@ static int cmd_caps(const struct opts *o)
 		printf("odp_reg_4k=%s\n", e ? strerror(-e) : "ok");
 		if (e)
 			rc = 3;
-		region_dereg(&r);
-		region_unmap(&r);
+		region_free(&r);
 	}
 	rdma_close(&d);
 	printf("odp=%s\n", rc ? "no" : "yes");
@@ -530,14 +420,13 @@ static int cmd_reg(const struct opts *o)
 static int cmd_pass(const struct opts *o)
 {
 	struct rdma d;
-	struct region st;
 	char kase[64];
 	const char *what = o->op_read ? "read" : "write";
 	const char *side = o->side_local ? "local" : "remote";
 	uint64_t size = o->sizes[0];
 	int rep, k, p;
 
-	if (rdma_open(&d, o, true) || stage_new(&d, &st, o))
+	if (rdma_open(&d, o, true))
 		return 2;
 	for (rep = 1; rep <= o->reps; rep++) {
 		for (k = 0; k < 2; k++) {
@@ -565,7 +454,7 @@ static int cmd_pass(const struct opts *o)
 			row("pass", kase, mode_name(m), size, o, rep, tr1 - tr0, "us");
 			for (p = 0; p < o->passes; p++) {
 				struct xfer x = {
-					.reg = &r, .stage = &st, .chunk = o->chunk,
+					.reg = &r, .stage = &d.stage, .chunk = o->chunk,
 					.read = o->op_read, .side_local = o->side_local,
 					.fill_gen = -1, .check_gen = -1,
 				};
@@ -580,12 +469,9 @@ static int cmd_pass(const struct opts *o)
 					 p == 0 ? "cold" : p == 1 ? "warm" : "warm2");
 				row("pass", kase, mode_name(m), size, o, rep, t1 - t0, "us");
 			}
-			region_dereg(&r);
-			region_unmap(&r);
+			region_free(&r);
 		}
 	}
-	region_dereg(&st);
-	region_unmap(&st);
 	rdma_close(&d);
 	return 0;
 }
@@ -598,12 +484,12 @@ static int cmd_pass(const struct opts *o)
 static int cmd_steady(const struct opts *o)
 {
 	struct rdma d;
-	struct region st, r[2];
+	struct region r[2];
 	char kase[64];
 	uint64_t size = o->sizes[0];
 	int rep, k, i;
 
-	if (rdma_open(&d, o, true) || stage_new(&d, &st, o))
+	if (rdma_open(&d, o, true))
 		return 2;
 	snprintf(kase, sizeof(kase), "%s-%" PRIu64, o->op_read ? "read" : "write", o->chunk);
 	for (i = 0; i < 2; i++) {
@@ -622,7 +508,7 @@ static int cmd_steady(const struct opts *o)
 		for (k = 0; k < 2; k++) {
 			int which = (rep + k) & 1;
 			struct xfer x = {
-				.reg = &r[which], .stage = &st, .chunk = o->chunk,
+				.reg = &r[which], .stage = &d.stage, .chunk = o->chunk,
 				.read = o->op_read, .side_local = o->side_local,
 				.fill_gen = -1, .check_gen = -1,
 			};
@@ -640,12 +526,8 @@ static int cmd_steady(const struct opts *o)
 				    o, rep, t1 - t0, "us");
 		}
 	}
-	for (i = 0; i < 2; i++) {
-		region_dereg(&r[i]);
-		region_unmap(&r[i]);
-	}
-	region_dereg(&st);
-	region_unmap(&st);
+	for (i = 0; i < 2; i++)
+		region_free(&r[i]);
 	rdma_close(&d);
 	return 0;
 }
@@ -658,14 +540,13 @@ static int cmd_steady(const struct opts *o)
 static int cmd_inval(const struct opts *o)
 {
 	struct rdma d;
-	struct region st;
 	char kase[64];
 	uint64_t size = o->sizes[0];
 	const char *meth = o->munmap ? "munmap" : "dontneed";
 	const char *thp = o->thp == THP_ON ? "thp" : o->thp == THP_OFF ? "4k" : "default";
 	int rep, k;
 
-	if (rdma_open(&d, o, true) || stage_new(&d, &st, o))
+	if (rdma_open(&d, o, true))
 		return 2;
 	snprintf(kase, sizeof(kase), "%s-%s", meth, thp);
 	for (rep = 1; rep <= o->reps; rep++) {
@@ -682,7 +563,7 @@ static int cmd_inval(const struct opts *o)
 			region_touch(&r);
 			if (m == MODE_ODP) {
 				struct xfer x = {
-					.reg = &r, .stage = &st, .chunk = o->chunk, .read = true,
+					.reg = &r, .stage = &d.stage, .chunk = o->chunk, .read = true,
 					.fill_gen = -1, .check_gen = -1,
 				};
 
@@ -713,25 +594,22 @@ static int cmd_inval(const struct opts *o)
 				uint64_t c = o->chunk < size ? o->chunk : size, i, stale = 0;
 				struct region one = r;
 				struct xfer x = {
-					.reg = &one, .stage = &st, .chunk = c, .read = true,
+					.reg = &one, .stage = &d.stage, .chunk = c, .read = true,
 					.fill_gen = -1, .check_gen = -1,
 				};
 
 				one.len = c;
-				memset(st.addr, 0xff, c);
+				memset(d.stage.addr, 0xff, c);
 				if (xfer_pass(&d, &x))
 					return 2;
 				for (i = 0; i < c; i++)
-					stale += st.addr[i] != 0;
+					stale += d.stage.addr[i] != 0;
 				row("inval", "stale-bytes", "odp", size, o, rep, (double)stale,
 				    "bytes");
 			}
-			region_dereg(&r);
-			region_unmap(&r);
+			region_free(&r);
 		}
 	}
-	region_dereg(&st);
-	region_unmap(&st);
 	rdma_close(&d);
 	return 0;
 }
@@ -746,7 +624,7 @@ static int cmd_inval(const struct opts *o)
 static int cmd_pressure(const struct opts *o)
 {
 	struct rdma d;
-	struct region r, st;
+	struct region r;
 	uint64_t size = o->sizes[0], off, bad = 0;
 	const char *mn;
 	int m = o->modes == MODE_PINNED ? MODE_PINNED : MODE_ODP;
@@ -754,7 +632,7 @@ static int cmd_pressure(const struct opts *o)
 	double t0, t1;
 
 	mn = mode_name(m);
-	if (rdma_open(&d, o, true) || stage_new(&d, &st, o))
+	if (rdma_open(&d, o, true))
 		return 2;
 	if (region_map(&r, size, o->thp))
 		return 2;
@@ -778,11 +656,11 @@ static int cmd_pressure(const struct opts *o)
 	row("pressure", "reg", mn, size, o, 0, t1 - t0, "us");
 	for (p = 1; p <= o->passes; p++) {
 		struct xfer w = {
-			.reg = &r, .stage = &st, .chunk = o->chunk, .read = false,
+			.reg = &r, .stage = &d.stage, .chunk = o->chunk, .read = false,
 			.fill_gen = p, .check_gen = -1,
 		};
 		struct xfer rd = {
-			.reg = &r, .stage = &st, .chunk = o->chunk, .read = true,
+			.reg = &r, .stage = &d.stage, .chunk = o->chunk, .read = true,
 			.fill_gen = -1, .check_gen = p,
 		};
 
@@ -817,10 +695,7 @@ static int cmd_pressure(const struct opts *o)
 		row("pressure", "corrupt-cpu", mn, size, o, 0, (double)cpu_bad, "bytes");
 		bad += cpu_bad;
 	}
-	region_dereg(&r);
-	region_unmap(&r);
-	region_dereg(&st);
-	region_unmap(&st);
+	region_free(&r);
 	rdma_close(&d);
 	fprintf(stderr, "pressure %s: %" PRIu64 " corrupt bytes\n", mn, bad);
 	return bad ? 1 : 0;

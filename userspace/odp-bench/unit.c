@@ -1,18 +1,8 @@
 /* Host unit tests of odp-bench's device-independent helpers (util.h). */
 #include <stdio.h>
 
+#include "unit.h"
 #include "util.h"
-
-static int failures;
-
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, \
-				__LINE__, #cond);                            \
-			failures++;                                          \
-		}                                                            \
-	} while (0)
 
 static void test_parse_size(void)
 {
@@ -73,10 +63,5 @@ int main(void)
 	test_parse_size();
 	test_parse_list();
 	test_pattern();
-	if (failures) {
-		fprintf(stderr, "odp-bench unit: %d check(s) failed\n", failures);
-		return 1;
-	}
-	printf("odp-bench unit: ok\n");
-	return 0;
+	return unit_result("odp-bench unit");
 }

@@ -125,7 +125,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct env tmpl = { .dev_name = "rxe0", .gid_idx = -1, .port = 1, .poll_ms = 30000 };
+	struct env tmpl = { .dev_name = "rxe0", .gid_opt = -1, .poll_ms = 30000 };
 	int timeout = 300, list = 0, c, npass = 0, nfail = 0, nskip = 0, n = 0;
 	const char *g = getenv("RXE_GID");
 	char reason[256];
@@ -133,11 +133,11 @@ int main(int argc, char **argv)
 	size_t i;
 
 	if (g && *g)
-		tmpl.gid_idx = atoi(g);
+		tmpl.gid_opt = atoi(g);
 	while ((c = getopt_long(argc, argv, "d:g:t:w:lvh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'd': tmpl.dev_name = optarg; break;
-		case 'g': tmpl.gid_idx = atoi(optarg); break;
+		case 'g': tmpl.gid_opt = atoi(optarg); break;
 		case 't': timeout = atoi(optarg); break;
 		case 'w': tmpl.poll_ms = atoi(optarg); break;
 		case 'l': list = 1; break;

@@ -7,18 +7,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "counters.h"
+#include "loopback.h"
+
 enum { T_PASS = 0, T_FAIL = 1, T_SKIP = 2 };
 
 /* Per-test environment: each test runs in its own forked process and gets a
  * freshly opened device and PD. */
 struct env {
 	const char *dev_name;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
+	int gid_opt;           /* --gid: GID index, -1 = the IPv4-mapped GID */
+	struct lb_dev dev;     /* opened device (port 1), PD and the GID in use */
 	struct ibv_device_attr_ex attr;
-	union ibv_gid gid;
-	int gid_idx;
-	uint8_t port;
 	long page;
 	int poll_ms;           /* give up waiting for one completion after this */
 	int verbose;
@@ -61,15 +61,6 @@ void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 	} while (0)
 
 /* ---- verbs helpers (verbs.c) ---- */
-struct qpx {
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-};
-
-struct rc_pair {
-	struct qpx a, b;       /* a = requester side, b = responder side */
-};
-
 int env_open(struct env *e);
 void env_close(struct env *e);
 int has_odp(const struct env *e);
@@ -77,8 +68,9 @@ int odp_rc_caps(const struct env *e, uint32_t need);
 int odp_ud_caps(const struct env *e, uint32_t need);
 int need_odp_rc(struct env *e, uint32_t need);
 
-int rc_pair_create(struct env *e, struct rc_pair *p, struct ibv_srq *srq_b);
-void rc_pair_destroy(struct rc_pair *p);
+/* A loopback RC pair (a = requester side, b = responder side, receiving
+ * from srq_b if not NULL), each with its own CQ; lb_pair_destroy() frees it. */
+int rc_pair_create(struct env *e, struct lb_pair *p, struct ibv_srq *srq_b);
 int qp_state(struct ibv_qp *qp);
 int wait_qp_err(struct env *e, struct ibv_qp *qp);
 
@@ -99,7 +91,6 @@ int expect_wc(struct env *e, struct ibv_cq *cq, enum ibv_wc_status st, const cha
 int expect_no_wc(struct ibv_cq *cq, int ms, const char *what);
 
 /* ---- system probes (sys.c) ---- */
-long vmstat(const char *name);                   /* -1 if absent */
 long hw_counter(struct env *e, const char *name); /* -1 if absent */
 int mr_count(const char *dev);                   /* rdma resource show; -1 on error */
 long resident_pages(void *addr, size_t len);     /* via mincore; -1 on error */

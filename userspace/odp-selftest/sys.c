@@ -21,38 +21,9 @@ void diag(const char *fmt, ...)
 	fflush(stdout);
 }
 
-long vmstat(const char *name)
-{
-	char key[128];
-	long v, found = -1;
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%127s %ld", key, &v) == 2)
-		if (!strcmp(key, name)) {
-			found = v;
-			break;
-		}
-	fclose(f);
-	return found;
-}
-
 long hw_counter(struct env *e, const char *name)
 {
-	char path[256];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/hw_counters/%s",
-		 e->dev_name, e->port, name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return hw_counter_read(e->dev_name, e->dev.port, name);
 }
 
 /* Number of MRs restrack knows on dev (all processes), from the summary line

@@ -30,10 +30,10 @@ static uint64_t va(const void *p)
 
 static struct ibv_mr *reg(struct env *e, void *buf, size_t len, int acc)
 {
-	struct ibv_mr *mr = ibv_reg_mr(e->pd, buf, len, acc);
+	struct ibv_mr *mr = lb_reg_mr(&e->dev, buf, len, acc);
 
 	if (!mr)
-		diag("ibv_reg_mr(%p, %zu, 0x%x): %s", buf, len, acc, strerror(errno));
+		diag("%s", e->dev.err);
 	return mr;
 }
 
@@ -64,24 +64,42 @@ static int odpc_present(const struct odpc *c)
 
 /* A simple RC transfer world: pair + requester buffer (src) + responder buffer (dst). */
 struct world {
-	struct rc_pair p;
+	struct lb_pair p;
 	char *src, *dst;
 	size_t len;
 	struct ibv_mr *smr, *dmr;
 };
 
-static int world_make(struct env *e, struct world *w, size_t len, int sacc, int dacc)
+/* The two buffers of a world, registered, without the pair (for tests that
+ * make their own QPs). */
+static int world_bufs(struct env *e, struct world *w, size_t len, int sacc, int dacc)
 {
 	memset(w, 0, sizeof(*w));
 	w->len = len;
 	w->src = map_anon(len, e->page);
 	w->dst = map_anon(len, e->page);
 	CHECK(w->src && w->dst, "mmap %zu: %s", len, strerror(errno));
-	TRY(rc_pair_create(e, &w->p, NULL));
 	w->smr = reg(e, w->src, len, sacc);
 	w->dmr = reg(e, w->dst, len, dacc);
 	CHECK(w->smr && w->dmr, "registration failed");
 	return T_PASS;
+}
+
+static int world_make(struct env *e, struct world *w, size_t len, int sacc, int dacc)
+{
+	TRY(world_bufs(e, w, len, sacc, dacc));
+	return rc_pair_create(e, &w->p, NULL);
+}
+
+/* The RC ODP caps most tests need. */
+#define CAPS_WR_RD (IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ)
+#define CAPS_WR_RD_AT (CAPS_WR_RD | IBV_ODP_SUPPORT_ATOMIC)
+
+/* A world of ODP buffers on both sides, once the device has the RC ODP caps. */
+static int odp_world(struct env *e, struct world *w, size_t len, uint32_t caps)
+{
+	TRY(need_odp_rc(e, caps));
+	return world_make(e, w, len, ODP_ACC, ODP_ACC);
 }
 
 static void world_free(struct world *w)
@@ -90,26 +108,32 @@ static void world_free(struct world *w)
 		ibv_dereg_mr(w->smr);
 	if (w->dmr)
 		ibv_dereg_mr(w->dmr);
-	rc_pair_destroy(&w->p);
+	lb_pair_destroy(&w->p);
 	if (w->src)
 		munmap(w->src, w->len);
 	if (w->dst)
 		munmap(w->dst, w->len);
 }
 
+/* A transfer on w's pair that must complete successfully. */
+static int rdma_ok(struct env *e, struct world *w, enum ibv_wr_opcode op, uint64_t laddr,
+		   uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey, const char *what)
+{
+	CHECK(!post_rdma(w->p.a.qp, op, laddr, len, lkey, raddr, rkey, 1), "%s: post failed", what);
+	return expect_wc(e, w->p.a.cq, IBV_WC_SUCCESS, what);
+}
+
 /* RDMA WRITE len bytes from src+soff into dst+doff (via the dst MR's iova space). */
 static int do_write(struct env *e, struct world *w, size_t soff, size_t doff, size_t len)
 {
-	CHECK(!post_rdma(w->p.a.qp, IBV_WR_RDMA_WRITE, va(w->src) + soff, len, w->smr->lkey,
-			 va(w->dst) + doff, w->dmr->rkey, 1), "post WRITE");
-	return expect_wc(e, w->p.a.cq, IBV_WC_SUCCESS, "RDMA WRITE");
+	return rdma_ok(e, w, IBV_WR_RDMA_WRITE, va(w->src) + soff, len, w->smr->lkey,
+		       va(w->dst) + doff, w->dmr->rkey, "RDMA WRITE");
 }
 
 static int do_read(struct env *e, struct world *w, size_t soff, size_t doff, size_t len)
 {
-	CHECK(!post_rdma(w->p.a.qp, IBV_WR_RDMA_READ, va(w->src) + soff, len, w->smr->lkey,
-			 va(w->dst) + doff, w->dmr->rkey, 2), "post READ");
-	return expect_wc(e, w->p.a.cq, IBV_WC_SUCCESS, "RDMA READ");
+	return rdma_ok(e, w, IBV_WR_RDMA_READ, va(w->src) + soff, len, w->smr->lkey,
+		       va(w->dst) + doff, w->dmr->rkey, "RDMA READ");
 }
 
 /* ------------------------------------------------------------------ caps */
@@ -147,7 +171,7 @@ static int t_reg_refused_no_caps(struct env *e)
 	CHECK(buf, "mmap");
 	before = mr_count(e->dev_name);
 	errno = 0;
-	mr = ibv_reg_mr(e->pd, buf, 1 << 16, ODP_ACC);
+	mr = ibv_reg_mr(e->dev.pd, buf, 1 << 16, ODP_ACC);
 	CHECK(!mr, "ODP registration succeeded on a device without ODP caps");
 	diag("ODP registration refused: errno %d (%s)", errno, strerror(errno));
 	CHECK(errno == EOPNOTSUPP || errno == EINVAL, "unexpected errno %d", errno);
@@ -167,26 +191,23 @@ static int t_reg_iova(struct env *e)
 	struct ibv_mr *imr;
 	size_t len = 8 * e->page;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, CAPS_WR_RD));
 	/* A second ODP MR over dst, addressed by an iova unrelated to its VA
 	 * (same in-page offset, as uverbs requires). */
-	imr = ibv_reg_mr_iova(e->pd, w.dst, len, iova, ODP_ACC);
+	imr = ibv_reg_mr_iova(e->dev.pd, w.dst, len, iova, ODP_ACC);
 	CHECK(imr, "ibv_reg_mr_iova(iova 0x%llx): %s", (unsigned long long)iova, strerror(errno));
 	fill(w.src, len, 11);
 	memset(w.dst, 0, len);
 	/* WRITE 3 pages + 100 bytes at iova + 1 page + 77. */
-	CHECK(!post_rdma(w.p.a.qp, IBV_WR_RDMA_WRITE, va(w.src), 3 * e->page + 100, w.smr->lkey,
-			 iova + e->page + 77, imr->rkey, 1), "post");
-	TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "WRITE via iova"));
+	TRY(rdma_ok(e, &w, IBV_WR_RDMA_WRITE, va(w.src), 3 * e->page + 100, w.smr->lkey,
+		    iova + e->page + 77, imr->rkey, "WRITE via iova"));
 	CHECK(check_fill(w.dst + e->page + 77, 3 * e->page + 100, 11) < 0,
 	      "WRITE via iova did not land at VA + (iova offset)");
 	CHECK(check_byte(w.dst, e->page + 77, 0) < 0, "bytes before the target changed");
 	/* Local SGEs are in iova space too: READ into the iova-MR as local buffer. */
 	fill(w.src, len, 12);
-	CHECK(!post_rdma(w.p.a.qp, IBV_WR_RDMA_READ, iova + 5 * e->page + 3, e->page, imr->lkey,
-			 va(w.src) + 9, w.smr->rkey, 2), "post");
-	TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "READ into iova MR"));
+	TRY(rdma_ok(e, &w, IBV_WR_RDMA_READ, iova + 5 * e->page + 3, e->page, imr->lkey,
+		    va(w.src) + 9, w.smr->rkey, "READ into iova MR"));
 	CHECK(check_fill(w.src, 9 + e->page, 12) < 0, "source changed");
 	{
 		char *tmp = malloc(2 * e->page);
@@ -215,7 +236,7 @@ static int t_reg_implicit_refused(struct env *e)
 	CHECK(!(e->attr.odp_caps.general_caps & IBV_ODP_SUPPORT_IMPLICIT),
 	      "implicit ODP is advertised: this test expects it refused");
 	errno = 0;
-	mr = ibv_reg_mr(e->pd, NULL, SIZE_MAX, IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE);
+	mr = ibv_reg_mr(e->dev.pd, NULL, SIZE_MAX, IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE);
 	CHECK(!mr, "implicit ODP registration (addr 0, length SIZE_MAX) succeeded");
 	diag("implicit ODP refused: errno %d (%s)", errno, strerror(errno));
 	CHECK(errno == EOPNOTSUPP || errno == EINVAL, "unclear errno %d", errno);
@@ -231,7 +252,7 @@ static int t_reg_overflow_refused(struct env *e)
 	CHECK(buf, "mmap");
 	/* iova + length wraps around 2^64. */
 	errno = 0;
-	mr = ibv_reg_mr_iova(e->pd, buf, 2 * e->page, UINT64_MAX - e->page + 1, ODP_ACC);
+	mr = ibv_reg_mr_iova(e->dev.pd, buf, 2 * e->page, UINT64_MAX - e->page + 1, ODP_ACC);
 	CHECK(!mr, "registration with iova + length wrapping past 2^64 succeeded");
 	diag("wrapping iova refused: errno %d (%s)", errno, strerror(errno));
 	CHECK(errno == EOVERFLOW || errno == EINVAL, "unclear errno %d", errno);
@@ -309,15 +330,13 @@ static int t_reg_hugetlb(struct env *e)
 	CHECK(hmr, "ODP|HUGETLB registration of hugetlbfs memory failed");
 	fill(w.src, len, 21);
 	/* WRITE across the 2 MiB boundary, unaligned. */
-	CHECK(!post_rdma(w.p.a.qp, IBV_WR_RDMA_WRITE, va(w.src), HPAGE, w.smr->lkey,
-			 va(h) + HPAGE / 2 + 5, hmr->rkey, 1), "post");
-	TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "WRITE into hugetlb ODP MR"));
+	TRY(rdma_ok(e, &w, IBV_WR_RDMA_WRITE, va(w.src), HPAGE, w.smr->lkey, va(h) + HPAGE / 2 + 5,
+		    hmr->rkey, "WRITE into hugetlb ODP MR"));
 	CHECK(check_fill(h + HPAGE / 2 + 5, HPAGE, 21) < 0, "hugetlb data mismatch");
 	/* READ back from it into a fresh buffer. */
 	memset(w.dst, 0, len);
-	CHECK(!post_rdma(w.p.a.qp, IBV_WR_RDMA_READ, va(w.dst), HPAGE, w.dmr->lkey,
-			 va(h) + HPAGE / 2 + 5, hmr->rkey, 2), "post");
-	TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "READ from hugetlb ODP MR"));
+	TRY(rdma_ok(e, &w, IBV_WR_RDMA_READ, va(w.dst), HPAGE, w.dmr->lkey, va(h) + HPAGE / 2 + 5,
+		    hmr->rkey, "READ from hugetlb ODP MR"));
 	CHECK(check_fill(w.dst, HPAGE, 21) < 0, "READ from hugetlb data mismatch");
 	ibv_dereg_mr(hmr);
 	munmap(h, len);
@@ -334,14 +353,13 @@ static int t_reg_hugetlb_on_small_pages(struct env *e)
 	size_t len = 2 * HPAGE;
 	char *b;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, IBV_ODP_SUPPORT_WRITE));
 	b = map_anon(len, HPAGE);
 	CHECK(b, "mmap");
 	madvise(b, len, MADV_NOHUGEPAGE);
 	memset(b, 1, len);
 	errno = 0;
-	hmr = ibv_reg_mr(e->pd, b, len, ODP_ACC | IBV_ACCESS_HUGETLB);
+	hmr = ibv_reg_mr(e->dev.pd, b, len, ODP_ACC | IBV_ACCESS_HUGETLB);
 	if (!hmr) {
 		diag("refused at registration: %s", strerror(errno));
 		world_free(&w);
@@ -421,8 +439,7 @@ static int t_rdma_write(struct env *e)
 	struct odpc c0, c1;
 	size_t len = 32 * e->page;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, IBV_ODP_SUPPORT_WRITE));
 	odpc_read(e, &c0);
 	fill(w.src, len, 31);
 	/* Several sizes/offsets: sub-page, page crossing, multi-page. */
@@ -448,8 +465,7 @@ static int t_rdma_read(struct env *e)
 	struct world w;
 	size_t len = 32 * e->page;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_READ));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, IBV_ODP_SUPPORT_READ));
 	fill(w.dst, len, 41);
 	memset(w.src, 0, len);
 	TRY(do_read(e, &w, 0, 0, len));
@@ -469,8 +485,7 @@ static int t_rdma_read_untouched(struct env *e)
 	struct world w;
 	size_t len = 16 * e->page;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_READ));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, IBV_ODP_SUPPORT_READ));
 	memset(w.src, 0xaa, len);
 	TRY(do_read(e, &w, 0, 0, len));
 	CHECK(check_byte(w.src, len, 0) < 0, "READ of untouched memory was not zero");
@@ -485,8 +500,7 @@ static int t_send_recv(struct env *e)
 	size_t len = 16 * e->page;
 	int i;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV));
 	for (i = 0; i < 3; i++) {
 		size_t off = i * 1000, n = i == 2 ? len / 2 : (size_t)(5 * e->page + 17 * i);
 
@@ -508,8 +522,7 @@ static int t_atomic_cmp_swp(struct env *e)
 	struct world w;
 	uint64_t *t, *res;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_ATOMIC));
-	TRY(world_make(e, &w, 4 * e->page, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, 4 * e->page, IBV_ODP_SUPPORT_ATOMIC));
 	t = (uint64_t *)(w.dst + 2 * e->page + 64);
 	res = (uint64_t *)(w.src + e->page + 8);
 	*t = 0x1111222233334444ULL;
@@ -543,8 +556,7 @@ static int t_atomic_fetch_add(struct env *e)
 	uint64_t *t, *res, expect = 1000;
 	int i;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_ATOMIC));
-	TRY(world_make(e, &w, 4 * e->page, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, 4 * e->page, IBV_ODP_SUPPORT_ATOMIC));
 	t = (uint64_t *)(w.dst + e->page - 8);
 	res = (uint64_t *)(w.src + 3 * e->page);
 	*t = 1000;
@@ -578,37 +590,28 @@ static int t_srq_recv(struct env *e)
 {
 	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 64, .max_sge = 1 } };
 	struct ibv_srq *srq;
-	struct rc_pair p;
-	struct ibv_mr *smr, *rmr;
-	char *s, *r;
+	struct world w;
 	size_t len = 16 * e->page;
 	int i;
 
 	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_SRQ_RECV));
-	srq = ibv_create_srq(e->pd, &sa);
+	srq = ibv_create_srq(e->dev.pd, &sa);
 	CHECK(srq, "ibv_create_srq: %s", strerror(errno));
-	TRY(rc_pair_create(e, &p, srq));
-	s = map_anon(len, e->page);
-	r = map_anon(len, e->page);
-	CHECK(s && r, "mmap");
-	smr = reg(e, s, len, ODP_ACC);
-	rmr = reg(e, r, len, ODP_ACC);
-	CHECK(smr && rmr, "reg");
+	TRY(world_bufs(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(rc_pair_create(e, &w.p, srq));
 	for (i = 0; i < 4; i++)
-		CHECK(!post_srq_recv(srq, va(r) + i * 4 * e->page, 4 * e->page, rmr->lkey, i), "srq");
+		CHECK(!post_srq_recv(srq, va(w.dst) + i * 4 * e->page, 4 * e->page, w.dmr->lkey, i), "srq");
 	for (i = 0; i < 4; i++) {
-		fill(s, len, 60 + i);
-		CHECK(!post_rdma(p.a.qp, IBV_WR_SEND, va(s), 3 * e->page + i, smr->lkey, 0, 0, i),
-		      "send");
-		TRY(expect_wc(e, p.a.cq, IBV_WC_SUCCESS, "SEND to SRQ"));
-		TRY(expect_wc(e, p.b.cq, IBV_WC_SUCCESS, "SRQ RECV"));
+		fill(w.src, len, 60 + i);
+		CHECK(!post_rdma(w.p.a.qp, IBV_WR_SEND, va(w.src), 3 * e->page + i, w.smr->lkey, 0,
+				 0, i), "send");
+		TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "SEND to SRQ"));
+		TRY(expect_wc(e, w.p.b.cq, IBV_WC_SUCCESS, "SRQ RECV"));
 	}
 	for (i = 0; i < 4; i++)
-		CHECK(check_fill(r + i * 4 * e->page, 3 * e->page + i, 60 + i) < 0,
+		CHECK(check_fill(w.dst + i * 4 * e->page, 3 * e->page + i, 60 + i) < 0,
 		      "SRQ buffer %d mismatch", i);
-	ibv_dereg_mr(smr);
-	ibv_dereg_mr(rmr);
-	rc_pair_destroy(&p);
+	world_free(&w);
 	ibv_destroy_srq(srq);
 	return T_PASS;
 }
@@ -619,9 +622,11 @@ static int ud_qp(struct env *e, struct ibv_cq *cq, struct ibv_qp **qp)
 		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_UD,
 		.cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = e->port, .qkey = 0x11111111 };
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = e->dev.port, .qkey = 0x11111111,
+	};
 
-	*qp = ibv_create_qp(e->pd, &ia);
+	*qp = ibv_create_qp(e->dev.pd, &ia);
 	CHECK(*qp, "create UD qp: %s", strerror(errno));
 	CHECK(!ibv_modify_qp(*qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY),
 	      "UD INIT");
@@ -637,39 +642,34 @@ static int t_ud_send_recv(struct env *e)
 {
 	struct ibv_cq *cq1, *cq2;
 	struct ibv_qp *q1, *q2;
-	struct ibv_ah_attr aa = { .is_global = 1, .port_num = e->port };
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = e->dev.port };
 	struct ibv_ah *ah;
-	char *s, *r;
-	struct ibv_mr *smr, *rmr;
+	struct world w;
 	size_t len = 4 * e->page, msg = 1000;
 	int i;
 
 	if (!odp_ud_caps(e, IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV))
 		SKIP(e, "%s: no UD SEND|RECV ODP caps (ud 0x%x)", e->dev_name,
 		     e->attr.odp_caps.per_transport_caps.ud_odp_caps);
-	cq1 = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
-	cq2 = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+	cq1 = ibv_create_cq(e->dev.ctx, 64, NULL, NULL, 0);
+	cq2 = ibv_create_cq(e->dev.ctx, 64, NULL, NULL, 0);
 	CHECK(cq1 && cq2, "cq");
 	TRY(ud_qp(e, cq1, &q1));
 	TRY(ud_qp(e, cq2, &q2));
-	aa.grh.dgid = e->gid;
-	aa.grh.sgid_index = e->gid_idx;
+	aa.grh.dgid = e->dev.gid;
+	aa.grh.sgid_index = e->dev.gid_index;
 	aa.grh.hop_limit = 1;
-	ah = ibv_create_ah(e->pd, &aa);
+	ah = ibv_create_ah(e->dev.pd, &aa);
 	CHECK(ah, "create_ah: %s", strerror(errno));
-	s = map_anon(len, e->page);
-	r = map_anon(len, e->page);
-	CHECK(s && r, "mmap");
-	smr = reg(e, s, len, ODP_ACC);
-	rmr = reg(e, r, len, ODP_ACC);
-	CHECK(smr && rmr, "reg");
+	TRY(world_bufs(e, &w, len, ODP_ACC, ODP_ACC));
 	for (i = 0; i < 3; i++) {
 		/* Receive buffer crosses a page boundary; 40-byte GRH first. */
-		char *rb = r + (i + 1) * e->page - 500;
+		char *rb = w.dst + (i + 1) * e->page - 500;
 
-		fill(s, len, 70 + i);
-		CHECK(!post_recv(q2, va(rb), msg + 40, rmr->lkey, i), "recv");
-		CHECK(!post_send_ud(q1, ah, q2->qp_num, va(s) + e->page - 10, msg, smr->lkey), "send");
+		fill(w.src, len, 70 + i);
+		CHECK(!post_recv(q2, va(rb), msg + 40, w.dmr->lkey, i), "recv");
+		CHECK(!post_send_ud(q1, ah, q2->qp_num, va(w.src) + e->page - 10, msg, w.smr->lkey),
+		      "send");
 		TRY(expect_wc(e, cq1, IBV_WC_SUCCESS, "UD SEND"));
 		TRY(expect_wc(e, cq2, IBV_WC_SUCCESS, "UD RECV"));
 		{
@@ -681,8 +681,7 @@ static int t_ud_send_recv(struct env *e)
 			free(want);
 		}
 	}
-	ibv_dereg_mr(smr);
-	ibv_dereg_mr(rmr);
+	world_free(&w);
 	ibv_destroy_ah(ah);
 	ibv_destroy_qp(q1);
 	ibv_destroy_qp(q2);
@@ -699,8 +698,7 @@ static int t_invalidate_dontneed(struct env *e)
 	struct odpc c0, c1, c2;
 	size_t n = 16, len = n * e->page;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, IBV_ODP_SUPPORT_WRITE));
 	fill(w.src, len, 81);
 	TRY(do_write(e, &w, 0, 0, len));
 	CHECK(resident_pages(w.dst, len) == (long)n, "dst not resident after WRITE");
@@ -940,8 +938,7 @@ static int t_fork_parent_odp(struct env *e)
 {
 	struct world w;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
-	TRY(world_make(e, &w, 8 * e->page, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, 8 * e->page, CAPS_WR_RD));
 	TRY(fork_round(e, &w, FK_NONE, 111));
 	TRY(fork_round(e, &w, FK_PARENT_WRITES, 112));
 	TRY(fork_round(e, &w, FK_CHILD_WRITES, 113));
@@ -961,7 +958,7 @@ static int one_shot(struct env *e, enum ibv_wr_opcode op, uint64_t laddr, uint32
 		    uint32_t lkey, uint64_t raddr, uint32_t rkey, enum ibv_wc_status st,
 		    const char *what)
 {
-	struct rc_pair p;
+	struct lb_pair p;
 	int r;
 
 	TRY(rc_pair_create(e, &p, NULL));
@@ -985,29 +982,39 @@ static int one_shot(struct env *e, enum ibv_wr_opcode op, uint64_t laddr, uint32
 	CHECK(st == IBV_WC_SUCCESS || r == IBV_QPS_ERR, "%s: requester QP state %d, not ERR",
 	      what, r);
 	diag("%s -> %s%s", what, wc_str(st), st == IBV_WC_SUCCESS ? "" : ", QP in ERR");
-	rc_pair_destroy(&p);
+	lb_pair_destroy(&p);
 	return T_PASS;
 }
 
+
+/* one_shot from w's source (at byte soff) to its destination (at doff), with
+ * w's keys: an error case then says only what differs. */
+static int shot(struct env *e, struct world *w, enum ibv_wr_opcode op, int64_t soff,
+		uint32_t len, int64_t doff, enum ibv_wc_status st, const char *what)
+{
+	return one_shot(e, op, va(w->src) + soff, len, w->smr->lkey, va(w->dst) + doff,
+			w->dmr->rkey, st, what);
+}
+
+/* Short names for the error cases' tables of shots. */
+#define WR IBV_WR_RDMA_WRITE
+#define RD IBV_WR_RDMA_READ
+#define FADD IBV_WR_ATOMIC_FETCH_AND_ADD
+#define CSWP IBV_WR_ATOMIC_CMP_AND_SWP
+#define OK IBV_WC_SUCCESS
 
 static int t_err_outside_mr(struct env *e)
 {
 	struct world w;
 	size_t len = 4 * e->page;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, CAPS_WR_RD));
 	memset(w.dst, 7, len);
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 100, w.smr->lkey, va(w.dst) + len - 10,
-		     w.dmr->rkey, REM, "remote WRITE across the MR end"));
-	TRY(one_shot(e, IBV_WR_RDMA_READ, va(w.src), 100, w.smr->lkey, va(w.dst) - 50,
-		     w.dmr->rkey, REM, "remote READ before the MR start"));
-	TRY(one_shot(e, IBV_WR_ATOMIC_FETCH_AND_ADD, va(w.src), 8, w.smr->lkey,
-		     va(w.dst) + len, w.dmr->rkey, REM, "atomic just past the MR"));
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src) + len - 10, 100, w.smr->lkey, va(w.dst),
-		     w.dmr->rkey, LOCERR, "local WRITE source across the MR end"));
-	TRY(one_shot(e, IBV_WR_RDMA_READ, va(w.src) + len - 10, 100, w.smr->lkey, va(w.dst),
-		     w.dmr->rkey, LOCERR, "local READ destination across the MR end"));
+	TRY(shot(e, &w, WR, 0, 100, len - 10, REM, "remote WRITE across the MR end"));
+	TRY(shot(e, &w, RD, 0, 100, -50, REM, "remote READ before the MR start"));
+	TRY(shot(e, &w, FADD, 0, 8, len, REM, "atomic just past the MR"));
+	TRY(shot(e, &w, WR, len - 10, 100, 0, LOCERR, "local WRITE source across the MR end"));
+	TRY(shot(e, &w, RD, len - 10, 100, 0, LOCERR, "local READ destination across the MR end"));
 	CHECK(check_byte(w.dst, len, 7) < 0, "responder memory changed by refused accesses");
 	world_free(&w);
 	return T_PASS;
@@ -1016,40 +1023,29 @@ static int t_err_outside_mr(struct env *e)
 static int t_err_munmapped(struct env *e)
 {
 	struct world w;
-	size_t len = 8 * e->page;
-	char *hole;
+	size_t pg = e->page, len = 8 * pg, hole = 4 * pg;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ | IBV_ODP_SUPPORT_ATOMIC));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, CAPS_WR_RD_AT));
 	fill(w.src, len, 1);
 	TRY(do_write(e, &w, 0, 0, len));	/* everything mapped in first */
-	hole = w.dst + 4 * e->page;
-	CHECK(!munmap(hole, 2 * e->page), "munmap");
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 64, w.smr->lkey, va(hole) + 8, w.dmr->rkey,
-		     REM, "remote WRITE into a munmapped range"));
-	TRY(one_shot(e, IBV_WR_RDMA_READ, va(w.src), 64, w.smr->lkey, va(hole) + e->page,
-		     w.dmr->rkey, REM, "remote READ from a munmapped range"));
-	TRY(one_shot(e, IBV_WR_ATOMIC_CMP_AND_SWP, va(w.src), 8, w.smr->lkey, va(hole),
-		     w.dmr->rkey, REM, "atomic on a munmapped range"));
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 3 * e->page, w.smr->lkey,
-		     va(w.dst) + 3 * e->page, w.dmr->rkey, REM,
-		     "remote WRITE starting mapped, running into the hole"));
+	CHECK(!munmap(w.dst + hole, 2 * pg), "munmap");
+	TRY(shot(e, &w, WR, 0, 64, hole + 8, REM, "remote WRITE into a munmapped range"));
+	TRY(shot(e, &w, RD, 0, 64, hole + pg, REM, "remote READ from a munmapped range"));
+	TRY(shot(e, &w, CSWP, 0, 8, hole, REM, "atomic on a munmapped range"));
+	TRY(shot(e, &w, WR, 0, 3 * pg, 3 * pg, REM,
+		 "remote WRITE starting mapped, running into the hole"));
 	/* Local side: the source and the READ destination munmapped. */
-	CHECK(!munmap(w.src + 4 * e->page, 2 * e->page), "munmap");
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src) + 4 * e->page, 64, w.smr->lkey, va(w.dst),
-		     w.dmr->rkey, LOCERR, "local WRITE source munmapped"));
-	TRY(one_shot(e, IBV_WR_RDMA_READ, va(w.src) + 5 * e->page, 64, w.smr->lkey, va(w.dst),
-		     w.dmr->rkey, LOCERR, "local READ destination munmapped"));
-	TRY(one_shot(e, IBV_WR_SEND, va(w.src) + 4 * e->page, 64, w.smr->lkey, 0, 0,
-		     LOCERR, "local SEND source munmapped"));
+	CHECK(!munmap(w.src + 4 * pg, 2 * pg), "munmap");
+	TRY(shot(e, &w, WR, 4 * pg, 64, 0, LOCERR, "local WRITE source munmapped"));
+	TRY(shot(e, &w, RD, 5 * pg, 64, 0, LOCERR, "local READ destination munmapped"));
+	TRY(shot(e, &w, IBV_WR_SEND, 4 * pg, 64, 0, LOCERR, "local SEND source munmapped"));
 	/* The mapped parts still work (fresh QP). */
-	fill(w.src, e->page, 2);
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), e->page, w.smr->lkey, va(w.dst),
-		     w.dmr->rkey, IBV_WC_SUCCESS, "WRITE into the still-mapped part"));
-	CHECK(check_fill(w.dst, e->page, 2) < 0, "mapped part data");
-	w.len = 4 * e->page;	/* unmap only what is left at free time */
-	munmap(w.dst + 6 * e->page, 2 * e->page);
-	munmap(w.src + 6 * e->page, 2 * e->page);
+	fill(w.src, pg, 2);
+	TRY(shot(e, &w, WR, 0, pg, 0, OK, "WRITE into the still-mapped part"));
+	CHECK(check_fill(w.dst, pg, 2) < 0, "mapped part data");
+	w.len = 4 * pg;	/* unmap only what is left at free time */
+	munmap(w.dst + 6 * pg, 2 * pg);
+	munmap(w.src + 6 * pg, 2 * pg);
 	world_free(&w);
 	return T_PASS;
 }
@@ -1063,8 +1059,7 @@ static int t_err_recv_munmapped(struct env *e)
 	struct ibv_wc wc;
 	int r;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV));
 	CHECK(!munmap(w.dst + e->page, e->page), "munmap");
 	CHECK(!post_recv(w.p.b.qp, va(w.dst) + e->page, e->page, w.dmr->lkey, 1), "recv");
 	CHECK(!post_rdma(w.p.a.qp, IBV_WR_SEND, va(w.src), 100, w.smr->lkey, 0, 0, 1), "send");
@@ -1090,22 +1085,17 @@ static int t_err_recv_munmapped(struct env *e)
 static int t_err_prot_none(struct env *e)
 {
 	struct world w;
-	size_t len = 4 * e->page;
+	size_t pg = e->page, len = 4 * pg;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, CAPS_WR_RD));
 	fill(w.src, len, 3);
 	TRY(do_write(e, &w, 0, 0, len));	/* mapped before the mprotect */
-	CHECK(!mprotect(w.dst + e->page, 2 * e->page, PROT_NONE), "mprotect");
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 64, w.smr->lkey, va(w.dst) + e->page,
-		     w.dmr->rkey, REM, "remote WRITE into PROT_NONE (was mapped)"));
-	TRY(one_shot(e, IBV_WR_RDMA_READ, va(w.src), 64, w.smr->lkey, va(w.dst) + 2 * e->page,
-		     w.dmr->rkey, REM, "remote READ from PROT_NONE"));
-	CHECK(!mprotect(w.src + e->page, e->page, PROT_NONE), "mprotect");
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src) + e->page, 64, w.smr->lkey, va(w.dst),
-		     w.dmr->rkey, LOCERR, "local WRITE source PROT_NONE"));
-	TRY(one_shot(e, IBV_WR_RDMA_READ, va(w.src) + e->page, 64, w.smr->lkey, va(w.dst),
-		     w.dmr->rkey, LOCERR, "local READ destination PROT_NONE"));
+	CHECK(!mprotect(w.dst + pg, 2 * pg, PROT_NONE), "mprotect");
+	TRY(shot(e, &w, WR, 0, 64, pg, REM, "remote WRITE into PROT_NONE (was mapped)"));
+	TRY(shot(e, &w, RD, 0, 64, 2 * pg, REM, "remote READ from PROT_NONE"));
+	CHECK(!mprotect(w.src + pg, pg, PROT_NONE), "mprotect");
+	TRY(shot(e, &w, WR, pg, 64, 0, LOCERR, "local WRITE source PROT_NONE"));
+	TRY(shot(e, &w, RD, pg, 64, 0, LOCERR, "local READ destination PROT_NONE"));
 	CHECK(!mprotect(w.dst, len, PROT_READ | PROT_WRITE), "mprotect back");
 	CHECK(check_fill(w.dst, len, 3) < 0, "PROT_NONE pages changed");
 	world_free(&w);
@@ -1115,42 +1105,45 @@ static int t_err_prot_none(struct env *e)
 static int t_err_readonly_mapping(struct env *e)
 {
 	struct world w;
-	size_t len = 4 * e->page;
+	size_t pg = e->page, len = 4 * pg;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ | IBV_ODP_SUPPORT_ATOMIC));
 	/* Registered with remote write on writable memory, then made read-only;
 	 * page 0 mapped writable in the MR first, the others never touched. */
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, CAPS_WR_RD_AT));
 	fill(w.src, len, 4);
-	TRY(do_write(e, &w, 0, 0, e->page));
+	TRY(do_write(e, &w, 0, 0, pg));
 	CHECK(!mprotect(w.dst, len, PROT_READ), "mprotect");
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 64, w.smr->lkey, va(w.dst), w.dmr->rkey,
-		     REM, "remote WRITE into a page made read-only (was mapped writable)"));
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 64, w.smr->lkey, va(w.dst) + 2 * e->page,
-		     w.dmr->rkey, REM, "remote WRITE into a read-only, never-touched page"));
-	TRY(one_shot(e, IBV_WR_ATOMIC_FETCH_AND_ADD, va(w.src), 8, w.smr->lkey,
-		     va(w.dst) + 8, w.dmr->rkey, REM, "atomic on a read-only page"));
+	TRY(shot(e, &w, WR, 0, 64, 0, REM,
+		 "remote WRITE into a page made read-only (was mapped writable)"));
+	TRY(shot(e, &w, WR, 0, 64, 2 * pg, REM, "remote WRITE into a read-only, never-touched page"));
+	TRY(shot(e, &w, FADD, 0, 8, 8, REM, "atomic on a read-only page"));
 	/* Reading stays fine, and a READ first then a WRITE must not loop. */
-	TRY(one_shot(e, IBV_WR_RDMA_READ, va(w.src) + e->page, 64, w.smr->lkey,
-		     va(w.dst) + 3 * e->page, w.dmr->rkey, IBV_WC_SUCCESS,
-		     "remote READ of a read-only page"));
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 64, w.smr->lkey, va(w.dst) + 3 * e->page,
-		     w.dmr->rkey, REM, "remote WRITE into the read-only page just READ"));
-	CHECK(check_fill(w.dst, e->page, 4) < 0, "read-only page 0 changed");
-	CHECK(check_byte(w.dst + e->page, 3 * e->page, 0) < 0, "read-only pages changed");
+	TRY(shot(e, &w, RD, pg, 64, 3 * pg, OK, "remote READ of a read-only page"));
+	TRY(shot(e, &w, WR, 0, 64, 3 * pg, REM, "remote WRITE into the read-only page just READ"));
+	CHECK(check_fill(w.dst, pg, 4) < 0, "read-only page 0 changed");
+	CHECK(check_byte(w.dst + pg, 3 * pg, 0) < 0, "read-only pages changed");
 	world_free(&w);
 	return T_PASS;
 }
 
+/* w with another destination buffer and MR, for shot(). */
+static struct world retarget(const struct world *w, char *dst, struct ibv_mr *mr)
+{
+	struct world t = *w;
+
+	t.dst = dst;
+	t.dmr = mr;
+	return t;
+}
+
 static int t_err_readonly_registration(struct env *e)
 {
-	struct world w;
+	struct world w, r;
 	size_t len = 4 * e->page;
 	char *ro;
 	struct ibv_mr *rmr, *wmr;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, CAPS_WR_RD));
 	ro = map_anon(len, e->page);
 	CHECK(ro, "mmap");
 	fill(ro, len, 5);
@@ -1158,21 +1151,20 @@ static int t_err_readonly_registration(struct env *e)
 	/* MR registered read-only (remote read only) on read-only memory. */
 	rmr = reg(e, ro, len, IBV_ACCESS_ON_DEMAND | IBV_ACCESS_REMOTE_READ);
 	CHECK(rmr, "read-only ODP registration failed");
-	TRY(one_shot(e, IBV_WR_RDMA_READ, va(w.src), len, w.smr->lkey, va(ro), rmr->rkey,
-		     IBV_WC_SUCCESS, "remote READ of a read-only ODP MR"));
+	r = retarget(&w, ro, rmr);
+	TRY(shot(e, &r, RD, 0, len, 0, OK, "remote READ of a read-only ODP MR"));
 	CHECK(check_fill(w.src, len, 5) < 0, "READ data from read-only MR");
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 64, w.smr->lkey, va(ro), rmr->rkey, REM,
-		     "remote WRITE with a read-only MR's rkey"));
+	TRY(shot(e, &r, WR, 0, 64, 0, REM, "remote WRITE with a read-only MR's rkey"));
 	/* MR registered with remote write on read-only memory: ODP registration
 	 * does not look at the VMA, so either it is refused, or every write is. */
-	wmr = ibv_reg_mr(e->pd, ro, len, ODP_ACC);
+	wmr = ibv_reg_mr(e->dev.pd, ro, len, ODP_ACC);
 	if (!wmr) {
 		diag("writable ODP registration of read-only memory refused: %s", strerror(errno));
 	} else {
-		TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 64, w.smr->lkey, va(ro) + 100,
-			     wmr->rkey, REM, "remote WRITE into read-only memory via a writable MR"));
-		TRY(one_shot(e, IBV_WR_RDMA_READ, va(w.src), 64, w.smr->lkey, va(ro) + 100,
-			     wmr->rkey, IBV_WC_SUCCESS, "remote READ via the same MR"));
+		r = retarget(&w, ro, wmr);
+		TRY(shot(e, &r, WR, 0, 64, 100, REM,
+			 "remote WRITE into read-only memory via a writable MR"));
+		TRY(shot(e, &r, RD, 0, 64, 100, OK, "remote READ via the same MR"));
 		ibv_dereg_mr(wmr);
 	}
 	CHECK(check_fill(ro, len, 5) < 0, "read-only memory changed");
@@ -1185,37 +1177,35 @@ static int t_err_readonly_registration(struct env *e)
 static int t_err_iova_wrap(struct env *e)
 {
 	struct world w;
-	size_t len = 4 * e->page;
-	uint64_t top = 0ULL - 8 * (uint64_t)e->page;	/* iova 2^64 - 8 pages */
+	size_t pg = e->page, len = 4 * pg;
+	uint64_t top = 0ULL - 8 * (uint64_t)pg;	/* iova 2^64 - 8 pages */
 	struct ibv_mr *hi;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ | IBV_ODP_SUPPORT_ATOMIC));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, CAPS_WR_RD_AT));
 	memset(w.dst, 9, len);
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 4096, w.smr->lkey, UINT64_MAX - 100,
-		     w.dmr->rkey, REM, "remote WRITE at 2^64-100, 4096 bytes (wraps)"));
-	TRY(one_shot(e, IBV_WR_RDMA_READ, va(w.src), 64, w.smr->lkey, UINT64_MAX - 10,
-		     w.dmr->rkey, REM, "remote READ at 2^64-10 (wraps)"));
-	TRY(one_shot(e, IBV_WR_ATOMIC_FETCH_AND_ADD, va(w.src), 8, w.smr->lkey, UINT64_MAX - 7,
-		     w.dmr->rkey, REM, "atomic at 2^64-8"));
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, UINT64_MAX - 50, 100, w.smr->lkey, va(w.dst),
-		     w.dmr->rkey, LOCERR, "local SGE at 2^64-50, 100 bytes (wraps)"));
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 0x7fffffff, w.smr->lkey, va(w.dst),
-		     w.dmr->rkey, LOCERR, "local SGE of 2 GiB on a 16 KiB MR"));
+	/* Absolute addresses near 2^64: one_shot, not offsets. */
+	TRY(one_shot(e, WR, va(w.src), 4096, w.smr->lkey, UINT64_MAX - 100, w.dmr->rkey, REM,
+		     "remote WRITE at 2^64-100, 4096 bytes (wraps)"));
+	TRY(one_shot(e, RD, va(w.src), 64, w.smr->lkey, UINT64_MAX - 10, w.dmr->rkey, REM,
+		     "remote READ at 2^64-10 (wraps)"));
+	TRY(one_shot(e, FADD, va(w.src), 8, w.smr->lkey, UINT64_MAX - 7, w.dmr->rkey, REM,
+		     "atomic at 2^64-8"));
+	TRY(one_shot(e, WR, UINT64_MAX - 50, 100, w.smr->lkey, va(w.dst), w.dmr->rkey, LOCERR,
+		     "local SGE at 2^64-50, 100 bytes (wraps)"));
+	TRY(shot(e, &w, WR, 0, 0x7fffffff, 0, LOCERR, "local SGE of 2 GiB on a 16 KiB MR"));
 	CHECK(check_byte(w.dst, len, 9) < 0, "memory changed by wrapping accesses");
 	/* An MR whose iova sits just below 2^64. */
-	hi = ibv_reg_mr_iova(e->pd, w.dst, len, top, ODP_ACC);
+	hi = ibv_reg_mr_iova(e->dev.pd, w.dst, len, top, ODP_ACC);
 	CHECK(hi, "ibv_reg_mr_iova at 2^64 - 8 pages: %s", strerror(errno));
 	fill(w.src, len, 6);
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), e->page, w.smr->lkey, top + 3 * e->page,
-		     hi->rkey, IBV_WC_SUCCESS, "WRITE into the last page of a top-of-space MR"));
-	CHECK(check_fill(w.dst + 3 * e->page, e->page, 6) < 0, "top-of-space WRITE data");
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 2 * e->page, w.smr->lkey,
-		     top + 3 * e->page, hi->rkey, REM, "WRITE past the end of a top-of-space MR"));
-	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 2 * e->page, w.smr->lkey,
-		     UINT64_MAX - e->page + 1, hi->rkey, REM,
+	TRY(one_shot(e, WR, va(w.src), pg, w.smr->lkey, top + 3 * pg, hi->rkey, OK,
+		     "WRITE into the last page of a top-of-space MR"));
+	CHECK(check_fill(w.dst + 3 * pg, pg, 6) < 0, "top-of-space WRITE data");
+	TRY(one_shot(e, WR, va(w.src), 2 * pg, w.smr->lkey, top + 3 * pg, hi->rkey, REM,
+		     "WRITE past the end of a top-of-space MR"));
+	TRY(one_shot(e, WR, va(w.src), 2 * pg, w.smr->lkey, UINT64_MAX - pg + 1, hi->rkey, REM,
 		     "WRITE at 2^64-1 page with a top-of-space MR (wraps)"));
-	CHECK(check_byte(w.dst, 3 * e->page, 9) < 0, "memory outside the target changed");
+	CHECK(check_byte(w.dst, 3 * pg, 9) < 0, "memory outside the target changed");
 	ibv_dereg_mr(hi);
 	world_free(&w);
 	return T_PASS;
@@ -1226,28 +1216,22 @@ static int t_err_iova_wrap(struct env *e)
 static int t_err_local_prot_status(struct env *e)
 {
 	struct world w, pw;
-	size_t len = 8 * e->page;
+	size_t pg = e->page, len = 8 * pg;
 	int bad = 0;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, CAPS_WR_RD));
 	TRY(world_make(e, &pw, len, PIN_ACC, PIN_ACC));
 	fill(w.src, len, 1);
 	/* Every case runs (a fresh QP each), so one run shows all statuses. */
-	bad |= one_shot(e, IBV_WR_RDMA_WRITE, va(pw.src) + len - 10, 100, pw.smr->lkey,
-			va(pw.dst), pw.dmr->rkey, LOC, "pinned: local WRITE source across the MR end");
-	bad |= one_shot(e, IBV_WR_RDMA_WRITE, va(w.src) + len - 10, 100, w.smr->lkey, va(w.dst),
-			w.dmr->rkey, LOC, "ODP: local WRITE source across the MR end");
-	bad |= one_shot(e, IBV_WR_RDMA_WRITE, UINT64_MAX - 50, 100, w.smr->lkey, va(w.dst),
-			w.dmr->rkey, LOC, "ODP: local SGE at 2^64-50 (wraps)");
-	CHECK(!mprotect(w.src + e->page, e->page, PROT_NONE), "mprotect");
-	bad |= one_shot(e, IBV_WR_RDMA_WRITE, va(w.src) + e->page, 64, w.smr->lkey, va(w.dst),
-			w.dmr->rkey, LOC, "ODP: local WRITE source PROT_NONE");
-	bad |= one_shot(e, IBV_WR_RDMA_READ, va(w.src) + e->page, 64, w.smr->lkey, va(w.dst),
-			w.dmr->rkey, LOC, "ODP: local READ destination PROT_NONE");
-	bad |= one_shot(e, IBV_WR_SEND, va(w.src) + e->page, 64, w.smr->lkey, 0, 0,
-			LOC, "ODP: local SEND source PROT_NONE");
-	CHECK(!mprotect(w.src + e->page, e->page, PROT_READ | PROT_WRITE), "mprotect");
+	bad |= shot(e, &pw, WR, len - 10, 100, 0, LOC, "pinned: local WRITE source across the MR end");
+	bad |= shot(e, &w, WR, len - 10, 100, 0, LOC, "ODP: local WRITE source across the MR end");
+	bad |= one_shot(e, WR, UINT64_MAX - 50, 100, w.smr->lkey, va(w.dst), w.dmr->rkey, LOC,
+			"ODP: local SGE at 2^64-50 (wraps)");
+	CHECK(!mprotect(w.src + pg, pg, PROT_NONE), "mprotect");
+	bad |= shot(e, &w, WR, pg, 64, 0, LOC, "ODP: local WRITE source PROT_NONE");
+	bad |= shot(e, &w, RD, pg, 64, 0, LOC, "ODP: local READ destination PROT_NONE");
+	bad |= shot(e, &w, IBV_WR_SEND, pg, 64, 0, LOC, "ODP: local SEND source PROT_NONE");
+	CHECK(!mprotect(w.src + pg, pg, PROT_READ | PROT_WRITE), "mprotect");
 	world_free(&w);
 	world_free(&pw);
 	return bad ? T_FAIL : T_PASS;
@@ -1260,8 +1244,7 @@ static int t_access_next_to_hole(struct env *e)
 	struct world w;
 	size_t n = 16, len = n * e->page;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, CAPS_WR_RD));
 	/* dst: pages 0-3 ok, 4 unmapped, 5-7 ok, 8 PROT_NONE, 9-11 ok, 12 read-only,
 	 * 13-15 ok.  Nothing touched yet, so every access below faults. */
 	CHECK(!munmap(w.dst + 4 * e->page, e->page), "munmap");
@@ -1301,8 +1284,7 @@ static int t_write_after_read_untouched(struct env *e)
 	struct world w;
 	size_t len = 256 * e->page;
 
-	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
-	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
+	TRY(odp_world(e, &w, len, CAPS_WR_RD));
 	madvise(w.dst, len, MADV_NOHUGEPAGE);
 	TRY(do_read(e, &w, 0, 0, len));
 	CHECK(check_byte(w.src, len, 0) < 0, "untouched memory not zero");
@@ -1343,31 +1325,39 @@ static int drain(struct env *e, struct ibv_cq *cq, int n, const char *what)
 	return T_PASS;
 }
 
+/* n WRs in flight on w's pair, alternately RDMA WRITE and READ of all of w's
+ * source against dst (rkey): the traffic a teardown race cuts into. */
+static int post_mix(struct world *w, int n, uint64_t dst, uint32_t rkey)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		CHECK(!post_rdma(w->p.a.qp, i & 1 ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
+				 va(w->src), w->len, w->smr->lkey, dst, rkey, i), "post");
+	return T_PASS;
+}
+
 static int t_dereg_inflight(struct env *e)
 {
 	struct world w;
 	size_t len = 64 * e->page;
-	int i, n = 48, base, r;
+	int n = 48, base, r;
 
 	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
 	base = mr_count(e->dev_name);
 	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
 	fill(w.src, len, 7);
-	for (i = 0; i < n; i++)
-		CHECK(!post_rdma(w.p.a.qp, i & 1 ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
-				 va(w.src), len, w.smr->lkey, va(w.dst), w.dmr->rkey, i), "post");
+	TRY(post_mix(&w, n, va(w.dst), w.dmr->rkey));
 	r = ibv_dereg_mr(w.dmr);
 	CHECK(!r, "dereg of the responder MR during traffic: %s", strerror(r));
 	w.dmr = NULL;
 	TRY(drain(e, w.p.a.cq, n, "responder MR deregistered mid-flight"));
 	/* Now the requester's own MR, with a fresh QP and a fresh responder MR. */
-	rc_pair_destroy(&w.p);
+	lb_pair_destroy(&w.p);
 	TRY(rc_pair_create(e, &w.p, NULL));
 	w.dmr = reg(e, w.dst, len, ODP_ACC);
 	CHECK(w.dmr, "re-register");
-	for (i = 0; i < n; i++)
-		CHECK(!post_rdma(w.p.a.qp, i & 1 ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
-				 va(w.src), len, w.smr->lkey, va(w.dst), w.dmr->rkey, i), "post");
+	TRY(post_mix(&w, n, va(w.dst), w.dmr->rkey));
 	r = ibv_dereg_mr(w.smr);
 	CHECK(!r, "dereg of the requester MR during traffic: %s", strerror(r));
 	w.smr = NULL;
@@ -1382,19 +1372,17 @@ static int t_munmap_inflight(struct env *e)
 {
 	struct world w;
 	size_t len = 64 * e->page;
-	int i, n = 48, base, r;
+	int n = 48, base, r;
 	char *dst2;
 	struct ibv_mr *dmr2;
-	struct rc_pair p2;
+	struct lb_pair p2;
 
 	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
 	base = mr_count(e->dev_name);
 	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
 	TRY(rc_pair_create(e, &p2, NULL));
 	fill(w.src, len, 8);
-	for (i = 0; i < n; i++)
-		CHECK(!post_rdma(w.p.a.qp, i & 1 ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
-				 va(w.src), len, w.smr->lkey, va(w.dst), w.dmr->rkey, i), "post");
+	TRY(post_mix(&w, n, va(w.dst), w.dmr->rkey));
 	CHECK(!munmap(w.dst, len), "munmap");
 	TRY(drain(e, w.p.a.cq, n, "responder buffer munmapped mid-flight"));
 	/* Nothing is mapped there now (no new QP/CQ was created since: their
@@ -1402,18 +1390,16 @@ static int t_munmap_inflight(struct env *e)
 	CHECK(!post_rdma(p2.a.qp, IBV_WR_RDMA_READ, va(w.src), len, w.smr->lkey, va(w.dst),
 			 w.dmr->rkey, 1), "post");
 	TRY(expect_wc(e, p2.a.cq, REM, "READ from the munmapped MR afterwards"));
-	rc_pair_destroy(&p2);
+	lb_pair_destroy(&p2);
 	w.dst = NULL;
 	/* The requester's buffer munmapped mid-flight, with a valid responder. */
 	dst2 = map_anon(len, e->page);
 	CHECK(dst2, "mmap");
 	dmr2 = reg(e, dst2, len, ODP_ACC);
 	CHECK(dmr2, "reg");
-	rc_pair_destroy(&w.p);
+	lb_pair_destroy(&w.p);
 	TRY(rc_pair_create(e, &w.p, NULL));
-	for (i = 0; i < n; i++)
-		CHECK(!post_rdma(w.p.a.qp, i & 1 ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
-				 va(w.src), len, w.smr->lkey, va(dst2), dmr2->rkey, i), "post");
+	TRY(post_mix(&w, n, va(dst2), dmr2->rkey));
 	CHECK(!munmap(w.src, len), "munmap");
 	w.src = NULL;
 	TRY(drain(e, w.p.a.cq, n, "requester buffer munmapped mid-flight"));
@@ -1447,8 +1433,6 @@ static int t_exit_inflight(struct env *e)
 		long done = 0, posted = 0;
 		struct ibv_wc wc;
 
-		ce.ctx = NULL;
-		ce.pd = NULL;
 		if (env_open(&ce) || world_make(&ce, &w, len, ODP_ACC, ODP_ACC))
 			_exit(3);
 		for (;;) {
@@ -1516,9 +1500,8 @@ static int t_thp_split(struct env *e)
 	mr = reg(e, b, len, ODP_ACC);
 	CHECK(mr, "reg");
 	fill(w.src, len, 121);
-	CHECK(!post_rdma(w.p.a.qp, IBV_WR_RDMA_WRITE, va(w.src), len, w.smr->lkey, va(b),
-			 mr->rkey, 1), "post");
-	TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "WRITE into THP-backed ODP MR"));
+	TRY(rdma_ok(e, &w, IBV_WR_RDMA_WRITE, va(w.src), len, w.smr->lkey, va(b), mr->rkey,
+		    "WRITE into THP-backed ODP MR"));
 	CHECK(check_fill(b, len, 121) < 0, "THP data");
 	odpc_read(e, &c0);
 	/* Split both huge pages: one by a partial munmap, one by MADV_NOHUGEPAGE
@@ -1534,13 +1517,11 @@ static int t_thp_split(struct env *e)
 	}
 	/* RDMA into what is left, around the holes. */
 	fill(w.src, len, 122);
-	CHECK(!post_rdma(w.p.a.qp, IBV_WR_RDMA_WRITE, va(w.src), hole, w.smr->lkey, va(b),
-			 mr->rkey, 2), "post");
-	TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "WRITE below the munmap hole"));
-	CHECK(!post_rdma(w.p.a.qp, IBV_WR_RDMA_WRITE, va(w.src) + hole + e->page,
-			 len - hole - e->page, w.smr->lkey, va(b) + hole + e->page, mr->rkey, 3),
-	      "post");
-	TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "WRITE above the hole, across the split THP"));
+	TRY(rdma_ok(e, &w, IBV_WR_RDMA_WRITE, va(w.src), hole, w.smr->lkey, va(b), mr->rkey,
+		    "WRITE below the munmap hole"));
+	TRY(rdma_ok(e, &w, IBV_WR_RDMA_WRITE, va(w.src) + hole + e->page, len - hole - e->page,
+		    w.smr->lkey, va(b) + hole + e->page, mr->rkey,
+		    "WRITE above the hole, across the split THP"));
 	CHECK(check_fill(b, hole, 122) < 0, "data below the hole");
 	{
 		char *want = malloc(len);
@@ -1554,9 +1535,8 @@ static int t_thp_split(struct env *e)
 	/* Process writes are seen by READ. */
 	fill(b + HPAGE, HPAGE, 123);
 	memset(w.dst, 0, len);
-	CHECK(!post_rdma(w.p.a.qp, IBV_WR_RDMA_READ, va(w.dst), HPAGE, w.dmr->lkey,
-			 va(b) + HPAGE, mr->rkey, 4), "post");
-	TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "READ of the split THP"));
+	TRY(rdma_ok(e, &w, IBV_WR_RDMA_READ, va(w.dst), HPAGE, w.dmr->lkey, va(b) + HPAGE, mr->rkey,
+		    "READ of the split THP"));
 	CHECK(check_fill(w.dst, HPAGE, 123) < 0, "READ after split");
 	TRY(one_shot(e, IBV_WR_RDMA_WRITE, va(w.src), 64, w.smr->lkey, va(b) + hole, mr->rkey,
 		     REM, "WRITE into the munmapped hole of the split THP"));
@@ -1591,9 +1571,8 @@ static int t_thp_collapse(struct env *e)
 	mr = reg(e, b, len, ODP_ACC);
 	CHECK(mr, "reg");
 	fill(w.src, len, 131);
-	CHECK(!post_rdma(w.p.a.qp, IBV_WR_RDMA_WRITE, va(w.src), len, w.smr->lkey, va(b),
-			 mr->rkey, 1), "post");
-	TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "WRITE into 4 KiB pages"));
+	TRY(rdma_ok(e, &w, IBV_WR_RDMA_WRITE, va(w.src), len, w.smr->lkey, va(b), mr->rkey,
+		    "WRITE into 4 KiB pages"));
 	odpc_read(e, &c0);
 	CHECK(!madvise(b, len, MADV_HUGEPAGE), "MADV_HUGEPAGE");
 	if (madvise(b, len, MADV_COLLAPSE))
@@ -1608,14 +1587,12 @@ static int t_thp_collapse(struct env *e)
 		CHECK(c1.pages_invalidated - c0.pages_invalidated >= 512,
 		      "collapse invalidated only %ld pages", c1.pages_invalidated - c0.pages_invalidated);
 	fill(w.src, len, 132);
-	CHECK(!post_rdma(w.p.a.qp, IBV_WR_RDMA_WRITE, va(w.src), len, w.smr->lkey, va(b),
-			 mr->rkey, 2), "post");
-	TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "WRITE after collapse"));
+	TRY(rdma_ok(e, &w, IBV_WR_RDMA_WRITE, va(w.src), len, w.smr->lkey, va(b), mr->rkey,
+		    "WRITE after collapse"));
 	CHECK(check_fill(b, len, 132) < 0, "WRITE after collapse not visible in the new huge page");
 	fill(b, len, 133);
-	CHECK(!post_rdma(w.p.a.qp, IBV_WR_RDMA_READ, va(w.dst), len, w.dmr->lkey, va(b),
-			 mr->rkey, 3), "post");
-	TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "READ after collapse"));
+	TRY(rdma_ok(e, &w, IBV_WR_RDMA_READ, va(w.dst), len, w.dmr->lkey, va(b), mr->rkey,
+		    "READ after collapse"));
 	CHECK(check_fill(w.dst, len, 133) < 0, "READ after collapse sees stale data");
 	ibv_dereg_mr(mr);
 	munmap(b, len);

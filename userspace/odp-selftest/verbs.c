@@ -6,65 +6,18 @@
 #include <string.h>
 #include <unistd.h>
 
-static int find_gid(struct env *e)
-{
-	struct ibv_port_attr pa;
-	int i;
-
-	if (ibv_query_port(e->ctx, e->port, &pa))
-		return -1;
-	if (e->gid_idx >= 0)
-		return ibv_query_gid(e->ctx, e->port, e->gid_idx, &e->gid);
-	/* The IPv4-mapped GID (::ffff:a.b.c.d): RoCEv2 over the loopback address. */
-	for (i = 0; i < pa.gid_tbl_len; i++) {
-		union ibv_gid g;
-
-		if (ibv_query_gid(e->ctx, e->port, i, &g))
-			continue;
-		if (!memcmp(g.raw, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12)) {
-			e->gid_idx = i;
-			e->gid = g;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 int env_open(struct env *e)
 {
-	struct ibv_device **list;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	if (!list) {
-		diag("ibv_get_device_list: %s", strerror(errno));
+	if (lb_dev_open(&e->dev, e->dev_name, 1)) {
+		diag("%s", e->dev.err);
 		return -1;
 	}
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), e->dev_name))
-			break;
-	if (i == n) {
-		diag("no RDMA device named %s", e->dev_name);
-		ibv_free_device_list(list);
-		return -1;
-	}
-	e->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!e->ctx) {
-		diag("ibv_open_device(%s): %s", e->dev_name, strerror(errno));
-		return -1;
-	}
-	if (ibv_query_device_ex(e->ctx, NULL, &e->attr)) {
+	if (ibv_query_device_ex(e->dev.ctx, NULL, &e->attr)) {
 		diag("ibv_query_device_ex failed");
 		return -1;
 	}
-	if (find_gid(e)) {
-		diag("no usable GID on %s port %u (want an IPv4-mapped one)", e->dev_name, e->port);
-		return -1;
-	}
-	e->pd = ibv_alloc_pd(e->ctx);
-	if (!e->pd) {
-		diag("ibv_alloc_pd: %s", strerror(errno));
+	if (lb_dev_gid(&e->dev, e->gid_opt)) {
+		diag("%s", e->dev.err);
 		return -1;
 	}
 	return 0;
@@ -72,12 +25,7 @@ int env_open(struct env *e)
 
 void env_close(struct env *e)
 {
-	if (e->pd)
-		ibv_dealloc_pd(e->pd);
-	if (e->ctx)
-		ibv_close_device(e->ctx);
-	e->pd = NULL;
-	e->ctx = NULL;
+	lb_dev_close(&e->dev);
 }
 
 int has_odp(const struct env *e)
@@ -107,102 +55,29 @@ int need_odp_rc(struct env *e, uint32_t need)
 	return T_PASS;
 }
 
-static int qpx_create(struct env *e, struct qpx *x, struct ibv_srq *srq)
+int rc_pair_create(struct env *e, struct lb_pair *p, struct ibv_srq *srq_b)
 {
-	struct ibv_qp_init_attr ia = {
-		.qp_type = IBV_QPT_RC,
-		.srq = srq,
-		.cap = { .max_send_wr = 256, .max_recv_wr = srq ? 0 : 256,
-			 .max_send_sge = 4, .max_recv_sge = 4 },
+	static const struct lb_pair_attr attr = {
+		.cqe_a = 1024,
+		.cqe_b = 1024,
+		.cap = { .max_send_wr = 256, .max_recv_wr = 256, .max_send_sge = 4,
+			 .max_recv_sge = 4 },
+		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			  IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_LOCAL_WRITE,
+		.mtu = IBV_MTU_1024,
+		.psn = 1000,
+		.max_rd_atomic = 16,
+		.hop_limit = 1,
+		.timeout = 14,
 	};
+	struct lb_pair_attr at = attr;
 
-	x->cq = ibv_create_cq(e->ctx, 1024, NULL, NULL, 0);
-	if (!x->cq) {
-		diag("ibv_create_cq: %s", strerror(errno));
-		return -1;
-	}
-	ia.send_cq = x->cq;
-	ia.recv_cq = x->cq;
-	x->qp = ibv_create_qp(e->pd, &ia);
-	if (!x->qp) {
-		diag("ibv_create_qp: %s", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-static int qp_connect(struct env *e, struct ibv_qp *qp, uint32_t dqpn)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.pkey_index = 0,
-		.port_num = e->port,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_LOCAL_WRITE,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				  IBV_QP_ACCESS_FLAGS)) {
-		diag("modify_qp INIT: %s", strerror(errno));
-		return -1;
-	}
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.rq_psn = 1000;
-	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = e->gid;
-	a.ah_attr.grh.sgid_index = e->gid_idx;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.port_num = e->port;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				  IBV_QP_MIN_RNR_TIMER)) {
-		diag("modify_qp RTR: %s", strerror(errno));
-		return -1;
-	}
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 1000;
-	a.max_rd_atomic = 16;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)) {
-		diag("modify_qp RTS: %s", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-int rc_pair_create(struct env *e, struct rc_pair *p, struct ibv_srq *srq_b)
-{
-	memset(p, 0, sizeof(*p));
-	if (qpx_create(e, &p->a, NULL) || qpx_create(e, &p->b, srq_b))
+	at.srq_b = srq_b;
+	if (lb_pair_create(&e->dev, p, &at)) {
+		diag("%s", e->dev.err);
 		return T_FAIL;
-	if (qp_connect(e, p->a.qp, p->b.qp->qp_num) || qp_connect(e, p->b.qp, p->a.qp->qp_num))
-		return T_FAIL;
+	}
 	return T_PASS;
-}
-
-static void qpx_destroy(struct qpx *x)
-{
-	if (x->qp)
-		ibv_destroy_qp(x->qp);
-	if (x->cq)
-		ibv_destroy_cq(x->cq);
-	x->qp = NULL;
-	x->cq = NULL;
-}
-
-void rc_pair_destroy(struct rc_pair *p)
-{
-	qpx_destroy(&p->a);
-	qpx_destroy(&p->b);
 }
 
 int qp_state(struct ibv_qp *qp)

@@ -77,3 +77,22 @@ rv_check_odp() {
 	rv_check "$l" 'd["hw_counters"].get("odp_invalidations", 0) > 0' "the driver saw invalidations (odp_invalidations)"
 	rv_check "$l" "d['events']['$k']['events'] > 0 and d['events']['$k']['in_flight'] > 0" "$k events fired while transfers were in flight on the MR they hit"
 }
+
+# rv_odp_case KIND [PYEXPR WHAT]...: one ODP reclaim case of the guest tests:
+# reclaim-verify -r KIND for 12 s (report labelled KIND), every assertion of
+# rv_check_odp, then each PYEXPR on the report (rv_check, WHAT says what it
+# proves).  Exits the test with FAIL on the first assertion that does not hold.
+rv_odp_case() {
+	local k=$1
+	shift
+	if [ $(($# % 2)) != 0 ]; then
+		echo "FAIL: rv_odp_case $k: a PYEXPR without its WHAT"
+		exit 1
+	fi
+	rv_run "$k" -r "$k" -d 12 || { echo "FAIL: $k run failed"; exit 1; }
+	rv_check_odp "$k" "$k"
+	while [ $# -gt 0 ]; do
+		rv_check "$k" "$1" "$2"
+		shift 2
+	done
+}

@@ -1,0 +1,17 @@
+/*
+ * counters: the kernel's counters the tools read to see what happened,
+ * /proc/vmstat and an RDMA device's hw_counters (where rxe-odp's odp_*
+ * counters are).  Built into each tool that lists it in LIB (../common.mk).
+ */
+#ifndef RXE_ODP_COUNTERS_H
+#define RXE_ODP_COUNTERS_H
+
+/* The /proc/vmstat counter name, or -1 if it cannot be read. */
+long long vmstat(const char *name);
+
+/* The hw counter name of port on RDMA device dev
+ * (/sys/class/infiniband/DEV/ports/PORT/hw_counters/NAME), or -1 if it
+ * cannot be read (another driver, an older rxe). */
+long long hw_counter_read(const char *dev, unsigned int port, const char *name);
+
+#endif

@@ -1,0 +1,233 @@
+/* loopback: one RDMA device, its PD and GID, and connected RC QP pairs on it. */
+#include "loopback.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Say in d->err what failed and why (err: an errno value, 0 for no errno
+ * text); errno is err afterwards.  Returns -1 for the caller to return. */
+__attribute__((format(printf, 3, 4)))
+static int lb_fail(struct lb_dev *d, int err, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(d->err, sizeof(d->err), fmt, ap);
+	va_end(ap);
+	if (err && n >= 0 && (size_t)n < sizeof(d->err))
+		snprintf(d->err + n, sizeof(d->err) - n, ": %s", strerror(err));
+	errno = err ? err : EINVAL;
+	return -1;
+}
+
+/* errno after a failed verbs call that should have set it */
+static int verr(void)
+{
+	return errno ? errno : EIO;
+}
+
+/* The error of a verbs call that returns an errno value or -1 with errno. */
+static int rerr(int r)
+{
+	return r > 0 ? r : verr();
+}
+
+int lb_dev_open(struct lb_dev *d, const char *name, uint8_t port)
+{
+	struct ibv_device **list;
+	int i, n, err;
+
+	memset(d, 0, sizeof(*d));
+	d->port = port;
+	d->gid_index = -1;
+	list = ibv_get_device_list(&n);
+	if (!list)
+		return lb_fail(d, verr(), "ibv_get_device_list");
+	for (i = 0; i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			break;
+	if (i == n) {
+		ibv_free_device_list(list);
+		return lb_fail(d, 0, "no RDMA device named %s (%d device%s found)", name, n,
+			       n == 1 ? "" : "s");
+	}
+	d->ctx = ibv_open_device(list[i]);
+	err = verr();
+	ibv_free_device_list(list);
+	if (!d->ctx)
+		return lb_fail(d, err, "ibv_open_device(%s)", name);
+	err = ibv_query_port(d->ctx, port, &d->port_attr);
+	if (err)
+		return lb_fail(d, rerr(err), "ibv_query_port(%s port %u)", name, port);
+	d->pd = ibv_alloc_pd(d->ctx);
+	if (!d->pd)
+		return lb_fail(d, verr(), "ibv_alloc_pd(%s)", name);
+	return 0;
+}
+
+static int ipv4_mapped(const union ibv_gid *g)
+{
+	static const uint8_t prefix[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(g->raw, prefix, sizeof(prefix));
+}
+
+int lb_dev_gid(struct lb_dev *d, int index)
+{
+	const char *name = ibv_get_device_name(d->ctx->device);
+	union ibv_gid g;
+	int i, err;
+
+	if (index >= 0) {
+		err = ibv_query_gid(d->ctx, d->port, index, &g);
+		if (err)
+			return lb_fail(d, rerr(err), "ibv_query_gid(%s port %u index %d)",
+				       name, d->port, index);
+		d->gid_index = index;
+		d->gid = g;
+		return 0;
+	}
+	for (i = 0; i < d->port_attr.gid_tbl_len; i++) {
+		if (ibv_query_gid(d->ctx, d->port, i, &g) || !ipv4_mapped(&g))
+			continue;
+		d->gid_index = i;
+		d->gid = g;
+		return 0;
+	}
+	return lb_fail(d, 0, "no usable GID on %s port %u (want an IPv4-mapped one)", name,
+		       d->port);
+}
+
+void lb_dev_close(struct lb_dev *d)
+{
+	if (d->pd)
+		ibv_dealloc_pd(d->pd);
+	if (d->ctx)
+		ibv_close_device(d->ctx);
+	d->pd = NULL;
+	d->ctx = NULL;
+}
+
+static struct ibv_cq *cq_create(struct lb_dev *d, int cqe)
+{
+	struct ibv_cq *cq = ibv_create_cq(d->ctx, cqe, NULL, NULL, 0);
+
+	if (!cq)
+		lb_fail(d, verr(), "ibv_create_cq(%d entries)", cqe);
+	return cq;
+}
+
+static int qp_create(struct lb_dev *d, struct lb_end *x, const struct lb_pair_attr *at,
+		     struct ibv_srq *srq)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.send_cq = x->cq,
+		.recv_cq = x->cq,
+		.srq = srq,
+		.cap = at->cap,
+		.sq_sig_all = at->sq_sig_all,
+	};
+
+	if (srq)
+		ia.cap.max_recv_wr = 0;
+	x->qp = ibv_create_qp(d->pd, &ia);
+	if (!x->qp)
+		return lb_fail(d, verr(), "ibv_create_qp(RC, %u send WRs, %u recv WRs)",
+			       ia.cap.max_send_wr, ia.cap.max_recv_wr);
+	return 0;
+}
+
+/* RESET -> INIT -> RTR -> RTS, the remote end being QP number dqpn on the
+ * same GID. */
+static int qp_connect(struct lb_dev *d, struct ibv_qp *qp, uint32_t dqpn,
+		      const struct lb_pair_attr *at)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.pkey_index = 0,
+		.port_num = d->port,
+		.qp_access_flags = at->access,
+	};
+	int err;
+
+	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				    IBV_QP_ACCESS_FLAGS);
+	if (err)
+		return lb_fail(d, rerr(err), "modify_qp INIT (QP %u)", qp->qp_num);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = at->mtu ? at->mtu : d->port_attr.active_mtu;
+	a.dest_qp_num = dqpn;
+	a.rq_psn = at->psn;
+	a.max_dest_rd_atomic = at->max_rd_atomic;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = d->gid;
+	a.ah_attr.grh.sgid_index = (uint8_t)d->gid_index;
+	a.ah_attr.grh.hop_limit = at->hop_limit;
+	a.ah_attr.port_num = d->port;
+	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	if (err)
+		return lb_fail(d, rerr(err), "modify_qp RTR (QP %u to %u, GID index %d)", qp->qp_num,
+			       dqpn, d->gid_index);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = at->timeout;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = at->psn;
+	a.max_rd_atomic = at->max_rd_atomic;
+	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				    IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	if (err)
+		return lb_fail(d, rerr(err), "modify_qp RTS (QP %u)", qp->qp_num);
+	return 0;
+}
+
+int lb_pair_create(struct lb_dev *d, struct lb_pair *p, const struct lb_pair_attr *at)
+{
+	memset(p, 0, sizeof(*p));
+	if (d->gid_index < 0)
+		return lb_fail(d, 0, "lb_pair_create: no GID chosen yet (lb_dev_gid)");
+	p->a.cq = cq_create(d, at->cqe_a);
+	if (!p->a.cq)
+		return -1;
+	p->b.cq = at->cqe_b ? cq_create(d, at->cqe_b) : p->a.cq;
+	if (!p->b.cq)
+		return -1;
+	if (qp_create(d, &p->a, at, NULL) || qp_create(d, &p->b, at, at->srq_b))
+		return -1;
+	if (qp_connect(d, p->a.qp, p->b.qp->qp_num, at) ||
+	    qp_connect(d, p->b.qp, p->a.qp->qp_num, at))
+		return -1;
+	return 0;
+}
+
+void lb_pair_destroy(struct lb_pair *p)
+{
+	if (p->a.qp)
+		ibv_destroy_qp(p->a.qp);
+	if (p->b.qp)
+		ibv_destroy_qp(p->b.qp);
+	if (p->b.cq && p->b.cq != p->a.cq)
+		ibv_destroy_cq(p->b.cq);
+	if (p->a.cq)
+		ibv_destroy_cq(p->a.cq);
+	memset(p, 0, sizeof(*p));
+}
+
+struct ibv_mr *lb_reg_mr(struct lb_dev *d, void *addr, size_t len, int access)
+{
+	struct ibv_mr *mr = ibv_reg_mr(d->pd, addr, len, access);
+
+	if (!mr)
+		lb_fail(d, verr(), "ibv_reg_mr(%p, %zu, %s, access 0x%x)", addr, len,
+			access & IBV_ACCESS_ON_DEMAND ? "ODP" : "pinned", access);
+	return mr;
+}

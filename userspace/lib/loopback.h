@@ -1,0 +1,76 @@
+/*
+ * loopback: the verbs setup the userspace tools share.  One RDMA device opened
+ * by name with a PD, the GID of the loopback path, and pairs of RC QPs on that
+ * device connected to each other, so that one process is both requester and
+ * responder.  Every call that fails returns -1 (or NULL), leaves errno set and
+ * says in d->err what it could not do, with the errno text; the caller prints
+ * that in its own format.  Built into each tool that lists it in LIB (see
+ * ../common.mk).
+ */
+#ifndef RXE_ODP_LOOPBACK_H
+#define RXE_ODP_LOOPBACK_H
+
+#include <infiniband/verbs.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* An opened device. */
+struct lb_dev {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	uint8_t port;
+	struct ibv_port_attr port_attr;
+	int gid_index;			/* -1 until lb_dev_gid() */
+	union ibv_gid gid;		/* at gid_index: both ends of every pair */
+	char err[256];			/* why the last failing call failed */
+};
+
+/* Open the device called name, query its port, allocate a PD.  On failure
+ * what was set up stays in *d for lb_dev_close(). */
+int lb_dev_open(struct lb_dev *d, const char *name, uint8_t port);
+
+/* Choose the GID of the loopback path: the one at index, or with index < 0
+ * the first IPv4-mapped one (::ffff:a.b.c.d, RoCEv2 over IPv4). */
+int lb_dev_gid(struct lb_dev *d, int index);
+
+/* Release the PD and close the device (what of it was set up). */
+void lb_dev_close(struct lb_dev *d);
+
+/* How the two QPs of a pair are made and connected; the tools differ here. */
+struct lb_pair_attr {
+	int cqe_a;			/* entries of QP a's CQ */
+	int cqe_b;			/* of QP b's; 0: b shares a's CQ */
+	struct ibv_qp_cap cap;		/* of both QPs */
+	struct ibv_srq *srq_b;		/* QP b receives from it (then no RQ) */
+	int sq_sig_all;			/* every send WR completes signalled */
+	unsigned int access;		/* qp_access_flags: remote ops accepted */
+	enum ibv_mtu mtu;		/* 0: the port's active MTU */
+	uint32_t psn;			/* first PSN, both directions */
+	uint8_t max_rd_atomic;		/* READs/atomics in flight, both ways */
+	uint8_t hop_limit;
+	uint8_t timeout;		/* local ACK timeout, 4.096 us << timeout */
+};
+
+/* One end: a QP and the CQ its sends and receives complete on. */
+struct lb_end {
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+};
+
+/* Two RC QPs connected to each other: a posts, b answers (or both post). */
+struct lb_pair {
+	struct lb_end a, b;		/* b.cq == a.cq when they share it */
+};
+
+/* Create a pair on d's PD and take both QPs to RTS (needs lb_dev_gid()).
+ * On failure what was set up stays in *p for lb_pair_destroy(). */
+int lb_pair_create(struct lb_dev *d, struct lb_pair *p, const struct lb_pair_attr *at);
+
+/* Destroy both QPs, then their CQ(s); a zeroed pair is fine. */
+void lb_pair_destroy(struct lb_pair *p);
+
+/* ibv_reg_mr on d's PD: pinned, or On-Demand Paging when access has
+ * IBV_ACCESS_ON_DEMAND; NULL with errno and d->err on failure. */
+struct ibv_mr *lb_reg_mr(struct lb_dev *d, void *addr, size_t len, int access);
+
+#endif
