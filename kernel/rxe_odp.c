@@ -65,6 +65,17 @@ module_param(odp_fault_ahead, uint, 0644);
 MODULE_PARM_DESC(odp_fault_ahead,
 		 "When an ODP access must fault, also fault up to this many following 4 KiB pages of the MR that are not mapped yet (0-1024, default 32)");
 
+/*
+ * Test hook: the transient failures that the RNR NAK and local retry paths
+ * handle only happen under heavy memory pressure, which a test cannot
+ * produce on demand. Writing N here makes the next N fault attempts fail
+ * as hmm does when it gives up on a busy range.
+ */
+static unsigned int odp_fail_faults;
+module_param(odp_fail_faults, uint, 0644);
+MODULE_PARM_DESC(odp_fail_faults,
+		 "Testing: make the next N ODP page faults fail transiently (-EBUSY), as under heavy memory pressure (default 0)");
+
 /* Bytes of an ODP MR accessed under one hold of umem_mutex */
 #define RXE_ODP_MAX_CHUNK	(64 * 1024)
 
@@ -265,6 +276,14 @@ static inline bool rxe_odp_entry_ok(struct ib_umem_odp *odp,
 	return (odp->dma_list[idx] & perm) == perm;
 }
 
+/* Consume one injected failure, if any are left (odp_fail_faults) */
+static bool rxe_odp_inject_failure(void)
+{
+	unsigned int n = READ_ONCE(odp_fail_faults);
+
+	return n && cmpxchg(&odp_fail_faults, n, n - 1) == n;
+}
+
 /*
  * hmm_range_fault() turns every VM_FAULT_ERROR into -EFAULT, also a memcg
  * charge that failed under the cgroup's limit, so -EFAULT alone does not
@@ -378,6 +397,11 @@ static int rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
 			goto out_err;
 		if (tries > 1)
 			cond_resched();
+
+		if (unlikely(rxe_odp_inject_failure())) {
+			err = -EBUSY;
+			goto out_err;
+		}
 
 		start = ib_umem_start(odp) + ((u64)idx << shift);
 		np = ib_umem_odp_map_dma_and_lock(odp, start,
