@@ -16,9 +16,8 @@ if [ "${1:-}" = --guest ]; then
 	source "$VMOUT/demo.env"
 	source "$TOP/userspace/reclaim-verify/guest-env.sh"
 	rv_guest_setup || { echo "demo: guest setup failed"; exit 1; }
-	# explicit migration only (move_pages): NUMA-balancing hinting faults in
-	# the driver's fault path are a known kernel issue (kernel/KNOWN-ISSUES.md, 2)
-	echo 0 >/proc/sys/kernel/numa_balancing 2>/dev/null
+	# automatic NUMA balancing stays on (hinting faults also reach the driver)
+	echo 1 >/proc/sys/kernel/numa_balancing 2>/dev/null
 	# shellcheck disable=SC2086
 	reclaim-verify --addr "$RV_ADDR" -d "$DEMO_SECS" --progress 5 $DEMO_ARGS \
 		--json-file /tmp/odp.json >/tmp/odp.txt 2>/tmp/odp.err

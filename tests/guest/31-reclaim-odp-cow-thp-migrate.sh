@@ -10,10 +10,10 @@ source "$TOP/tests/lib/guest.sh"
 source "$TOP/userspace/reclaim-verify/guest-env.sh"
 rv_guest_setup || fail "guest setup (rxe0 on a dummy netdev, zram swap)"
 [ -e /sys/devices/system/node/node1 ] || fail "numa=fake=2 gave no second node"
-# Migration here is the explicit kind (move_pages, compaction).  Automatic NUMA
-# balancing's hinting faults inside the driver's hmm_range_fault currently
-# soft-lock the rxe worker (kernel/KNOWN-ISSUES.md, 2): keep it out of this test.
-echo 0 >/proc/sys/kernel/numa_balancing
+# Migration here is explicit (move_pages, compaction) and automatic: NUMA
+# balancing is on, so its hinting faults also hit the driver's hmm_range_fault
+# (they once soft-locked the rxe worker; fixed by a cond_resched between retries).
+echo 1 >/proc/sys/kernel/numa_balancing
 
 rv_odp_case fork \
 	'd["fork_child_pages"] > 0 and d["classes"]["fork-child-data"] == 0' "children wrote every page; none of it reached the parent"
