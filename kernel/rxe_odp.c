@@ -42,8 +42,10 @@
  * rxe_mr_cleanup() before the umem is released.
  */
 
+#include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/libnvdimm.h>
+#include <linux/mm.h>
 #include <linux/mmu_notifier.h>
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
@@ -67,14 +69,23 @@ MODULE_PARM_DESC(odp_fault_ahead,
 #define RXE_ODP_MAX_CHUNK	(64 * 1024)
 
 /*
- * Fault attempts per access. The first one includes the fault-ahead pages,
- * the others only what the access needs. A failed fault is often
- * transient: hmm_range_fault() gives up with -EBUSY after a second of
- * being invalidated, which our own COW breaks or NUMA migrations can cause
- * on a slow machine, and a memcg charge can fail once under pressure.
- * Retrying costs little for a range that is really gone.
+ * Fault attempts per access: the first one includes the fault-ahead pages,
+ * the others only what the access needs, and they are only made while the
+ * faults succeed but the range is invalidated again before it is used. A
+ * fault that fails is not retried here: when the failure is transient the
+ * caller retries the whole access later (RNR NAK on the responder, a later
+ * pass of the send task on the requester and completer), so the worker
+ * does not sit in hmm_range_fault() for seconds while the peer times out.
  */
 #define RXE_ODP_FAULT_TRIES	5
+
+/*
+ * How long the requester and completer keep retrying a local buffer whose
+ * faults keep failing transiently before they give up with
+ * IB_WC_LOC_PROT_ERR, and how long they pause between two attempts.
+ */
+#define RXE_ODP_LOCAL_RETRY_TIMEOUT	(30 * HZ)
+#define RXE_ODP_LOCAL_RETRY_PAUSE_MS	1
 
 static const enum rxe_counters rxe_odp_dev_counter[RXE_ODP_NUM_STATS] = {
 	[RXE_ODP_STAT_FAULTS]		 = RXE_CNT_ODP_FAULTS,
@@ -255,11 +266,69 @@ static inline bool rxe_odp_entry_ok(struct ib_umem_odp *odp,
 }
 
 /*
+ * hmm_range_fault() turns every VM_FAULT_ERROR into -EFAULT, also a memcg
+ * charge that failed under the cgroup's limit, so -EFAULT alone does not
+ * tell a range that is gone from one that could not be populated right
+ * now. The VMAs do: if [va, va + len) is still mapped with the permission
+ * the access needs, the failure is worth retrying.
+ */
+static bool rxe_odp_range_mapped(struct ib_umem_odp *odp, u64 va,
+				 unsigned int len, bool write)
+{
+	unsigned long need = write ? VM_WRITE : VM_READ;
+	struct mm_struct *mm = odp->umem.owning_mm;
+	struct vm_area_struct *vma;
+	u64 end = va + len;
+	bool mapped = true;
+
+	if (!mmget_not_zero(mm))
+		return false;
+	mmap_read_lock(mm);
+	while (va < end) {
+		vma = vma_lookup(mm, va);
+		if (!vma || (vma->vm_flags & (VM_IO | VM_PFNMAP)) ||
+		    !(vma->vm_flags & need)) {
+			mapped = false;
+			break;
+		}
+		va = vma->vm_end;
+	}
+	mmap_read_unlock(mm);
+	mmput(mm);
+
+	return mapped;
+}
+
+/*
+ * A fault failure is transient when hmm gave up on a range that kept being
+ * invalidated (-EBUSY; our own COW breaks do that), ran out of memory, or
+ * the range was re-invalidated on every try (-EAGAIN), and when an -EFAULT
+ * hit a range that is still mapped. Anything else (-EPERM, a dead mm) is a
+ * protection error.
+ */
+static bool rxe_odp_fault_transient(struct ib_umem_odp *odp, int err, u64 va,
+				    unsigned int len, bool write)
+{
+	switch (err) {
+	case -EBUSY:
+	case -EAGAIN:
+	case -ENOMEM:
+		return true;
+	case -EFAULT:
+		return rxe_odp_range_mapped(odp, va, len, write);
+	default:
+		return false;
+	}
+}
+
+/*
  * rxe_odp_map_range_and_lock - make [@va, @va + @len) of @mr accessible
  * @write: the access writes, so the pages must be mapped writable
  *
- * Returns 0 with umem_mutex held, or a negative errno without it. When a
- * fault is needed it also covers up to odp_fault_ahead following pages of
+ * Returns 0 with umem_mutex held; without it, -EAGAIN when the range could
+ * not be faulted in now but may be later, or -EFAULT when it cannot be
+ * accessed (unmapped, no permission, owner gone). When a fault is needed
+ * it also covers up to odp_fault_ahead following pages of
  * the MR that are not mapped with the needed permission yet, so a stream
  * of MTU-sized packets does not fault once per packet.
  */
@@ -316,6 +385,9 @@ static int rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
 						  perm, true);
 		if (np < 0) {
 			err = np;
+			/* only a fault-ahead failure is worth a second try */
+			if (last == need)
+				goto out_err;
 			mutex_lock(&odp->umem_mutex);
 			continue;
 		}
@@ -327,8 +399,10 @@ static int rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
 out_err:
 	rxe_dbg_mr(mr, "%s fault at va %#llx length %u failed, err = %d\n",
 		   write ? "write" : "read", va, len, err);
+	if (rxe_odp_fault_transient(odp, err, va, len, write))
+		return -EAGAIN;
 	rxe_odp_count(odp, mr, RXE_ODP_STAT_FAULT_ERRORS, 1);
-	return err;
+	return -EFAULT;
 }
 
 /* The 4 KiB page holding @va; its umem page must be mapped (umem_mutex) */
@@ -379,9 +453,11 @@ static void rxe_odp_copy_locked(struct ib_umem_odp *odp, u64 va, void *addr,
 }
 
 /*
- * Copy to or from an ODP MR. The callers map every failure to fault in
- * to an error completion: -EFAULT gives IB_WC_LOC_PROT_ERR on the
- * requester, any error is an R_Key violation on the responder.
+ * Copy to or from an ODP MR. -EFAULT means the memory cannot be reached
+ * (IB_WC_LOC_PROT_ERR on the requester, an R_Key violation on the
+ * responder); -EAGAIN means it could not be faulted in now, and the caller
+ * retries the access later (RNR NAK on the responder). A failed copy may
+ * have written part of the range; a retry writes it again.
  */
 int rxe_odp_mr_copy(struct rxe_mr *mr, u64 iova, void *addr,
 		    unsigned int length, enum rxe_mr_copy_dir dir)
@@ -399,8 +475,9 @@ int rxe_odp_mr_copy(struct rxe_mr *mr, u64 iova, void *addr,
 		unsigned int chunk = min_t(unsigned int, length,
 					   RXE_ODP_MAX_CHUNK);
 
-		if (rxe_odp_map_range_and_lock(mr, va, chunk, write))
-			return -EFAULT;
+		err = rxe_odp_map_range_and_lock(mr, va, chunk, write);
+		if (err)
+			return err;
 		rxe_odp_copy_locked(odp, va, addr, chunk, dir);
 		rxe_odp_touched(mr, va, chunk, write);
 		mutex_unlock(&odp->umem_mutex);
@@ -413,46 +490,73 @@ int rxe_odp_mr_copy(struct rxe_mr *mr, u64 iova, void *addr,
 	return 0;
 }
 
-/* Returns a resp_states value, as rxe_mr_do_atomic_op() does */
-int rxe_odp_atomic_op(struct rxe_mr *mr, u64 iova, int opcode,
-		      u64 compare, u64 swap_add, u64 *orig_val)
+/*
+ * Map the 8 bytes at @iova of @mr for an atomic access. Returns RESPST_NONE
+ * with umem_mutex held and *@va and *@page set, or the responder's error
+ * without the mutex: RESPST_ERR_ODP_RNR when the page may be faulted in
+ * later, so the requester retries instead of the QP failing.
+ */
+static enum resp_states rxe_odp_atomic_map(struct rxe_mr *mr, u64 iova,
+					   u64 *va, struct page **page)
 {
-	struct ib_umem_odp *odp = rxe_mr_odp(mr);
-	u64 value, va, *kaddr;
-	unsigned int offset;
-	struct page *page;
+	int err;
 
-	if (rxe_odp_iova_to_va(mr, iova, sizeof(value), &va))
+	/* See IBA oA19-28 */
+	if (rxe_odp_iova_to_va(mr, iova, sizeof(u64), va))
 		return RESPST_ERR_RKEY_VIOLATION;
 
-	/* iova and va share their page offset, so check before faulting */
-	if (unlikely(!IS_ALIGNED(va, sizeof(value)))) {
+	/* See IBA A19.4.2; iova and va share their page offset */
+	if (unlikely(!IS_ALIGNED(*va, sizeof(u64)))) {
 		rxe_dbg_mr(mr, "iova not aligned\n");
 		return RESPST_ERR_MISALIGNED_ATOMIC;
 	}
 
-	if (rxe_odp_map_range_and_lock(mr, va, sizeof(value), true))
-		return RESPST_ERR_RKEY_VIOLATION;
+	err = rxe_odp_map_range_and_lock(mr, *va, sizeof(u64), true);
+	if (err)
+		return err == -EAGAIN ? RESPST_ERR_ODP_RNR :
+					RESPST_ERR_RKEY_VIOLATION;
 
-	offset = offset_in_page(va);
-	page = rxe_odp_va_to_page(odp, va);
+	*page = rxe_odp_va_to_page(rxe_mr_odp(mr), *va);
+	return RESPST_NONE;
+}
+
+/* rxe wrote the 8 bytes at @va through @page: release what the map took */
+static void rxe_odp_atomic_done(struct rxe_mr *mr, u64 va, struct page *page)
+{
+	rxe_odp_dirty_page(page);
+	rxe_odp_touched(mr, va, sizeof(u64), true);
+	mutex_unlock(&rxe_mr_odp(mr)->umem_mutex);
+}
+
+/* Returns a resp_states value, as rxe_mr_do_atomic_op() does */
+int rxe_odp_atomic_op(struct rxe_mr *mr, u64 iova, int opcode,
+		      u64 compare, u64 swap_add, u64 *orig_val)
+{
+	enum resp_states err;
+	struct page *page;
+	u64 value, va, *p;
+	u64 *kaddr;
+
+	err = rxe_odp_atomic_map(mr, iova, &va, &page);
+	if (err)
+		return err;
+
 	kaddr = kmap_local_page(page);
+	p = &kaddr[offset_in_page(va) >> 3];
 
 	spin_lock_bh(&atomic_ops_lock);
-	value = kaddr[offset >> 3];
+	value = *p;
 	*orig_val = value;
 	if (opcode == IB_OPCODE_RC_COMPARE_SWAP) {
 		if (value == compare)
-			kaddr[offset >> 3] = swap_add;
+			*p = swap_add;
 	} else {
-		kaddr[offset >> 3] = value + swap_add;
+		*p = value + swap_add;
 	}
 	spin_unlock_bh(&atomic_ops_lock);
 
 	kunmap_local(kaddr);
-	rxe_odp_dirty_page(page);
-	rxe_odp_touched(mr, va, sizeof(value), true);
-	mutex_unlock(&odp->umem_mutex);
+	rxe_odp_atomic_done(mr, va, page);
 
 	return RESPST_NONE;
 }
@@ -461,34 +565,19 @@ int rxe_odp_atomic_op(struct rxe_mr *mr, u64 iova, int opcode,
 /* Returns a resp_states value, as rxe_mr_do_atomic_write() does */
 int rxe_odp_atomic_write(struct rxe_mr *mr, u64 iova, u64 value)
 {
-	struct ib_umem_odp *odp = rxe_mr_odp(mr);
-	unsigned int offset;
+	enum resp_states err;
 	struct page *page;
 	u64 va, *kaddr;
 
-	/* See IBA oA19-28 */
-	if (rxe_odp_iova_to_va(mr, iova, sizeof(value), &va))
-		return RESPST_ERR_RKEY_VIOLATION;
+	err = rxe_odp_atomic_map(mr, iova, &va, &page);
+	if (err)
+		return err;
 
-	/* See IBA A19.4.2 */
-	if (unlikely(!IS_ALIGNED(va, sizeof(value)))) {
-		rxe_dbg_mr(mr, "misaligned address\n");
-		return RESPST_ERR_MISALIGNED_ATOMIC;
-	}
-
-	if (rxe_odp_map_range_and_lock(mr, va, sizeof(value), true))
-		return RESPST_ERR_RKEY_VIOLATION;
-
-	offset = offset_in_page(va);
-	page = rxe_odp_va_to_page(odp, va);
 	kaddr = kmap_local_page(page);
 	/* Do atomic write after all prior operations have completed */
-	smp_store_release(&kaddr[offset >> 3], value);
+	smp_store_release(&kaddr[offset_in_page(va) >> 3], value);
 	kunmap_local(kaddr);
-	rxe_odp_dirty_page(page);
-
-	rxe_odp_touched(mr, va, sizeof(value), true);
-	mutex_unlock(&odp->umem_mutex);
+	rxe_odp_atomic_done(mr, va, page);
 
 	return RESPST_NONE;
 }
@@ -498,6 +587,37 @@ int rxe_odp_atomic_write(struct rxe_mr *mr, u64 iova, u64 value)
 	return RESPST_ERR_UNSUPPORTED_OPCODE;
 }
 #endif
+
+/**
+ * rxe_odp_local_retry - decide whether to retry a local ODP access later
+ * @rxe: the device
+ * @since: the caller's record of when its failures began (0: none yet)
+ *
+ * The requester (payload of a SEND or WRITE) and the completer (READ
+ * response or atomic result) call this when a local ODP buffer could not
+ * be faulted in for now (-EAGAIN). Returns true, after a short pause so
+ * the retry does not compete with reclaim for the CPU, while the caller
+ * should keep its WQE or packet and run again; false once the failures
+ * have lasted RXE_ODP_LOCAL_RETRY_TIMEOUT, when the caller completes the
+ * WQE with IB_WC_LOC_PROT_ERR. The caller clears *@since on success.
+ */
+bool rxe_odp_local_retry(struct rxe_dev *rxe, unsigned long *since)
+{
+	unsigned long now = jiffies;
+
+	if (!*since) {
+		/* 0 means "no failure yet", so never record it */
+		*since = now ?: 1;
+	} else if (time_after(now, *since + RXE_ODP_LOCAL_RETRY_TIMEOUT)) {
+		*since = 0;
+		rxe_counter_inc(rxe, RXE_CNT_ODP_FAULT_ERRORS);
+		return false;
+	}
+
+	rxe_counter_inc(rxe, RXE_CNT_ODP_FAULT_RETRIES);
+	msleep(RXE_ODP_LOCAL_RETRY_PAUSE_MS);
+	return true;
+}
 
 /*
  * Write back the CPU cache for the pages of [iova, iova + length) that rxe
