@@ -176,7 +176,7 @@ perftest_value() { # log bw|lat
 }
 
 run_perftest() {
-	local run prog size kind mode args lg v n order
+	local run prog size kind mode args lg v n order try
 	for run in $(seq "$PT_RUNS"); do
 		for prog in $PT_BW $PT_LAT; do
 			case $prog in *_lat) kind=lat; sizes=$LAT_SIZE ;; *) kind=bw; sizes=$PT_SIZES ;; esac
@@ -200,11 +200,20 @@ run_perftest() {
 					fi
 					[ "$mode" = odp ] && args+=(--odp)
 					lg=$LOGS/perftest-$prog-$size-$mode-$run.log
-					if perftest_one "$lg" "$prog" "${args[@]}"; then
-						v=$(perftest_value "$lg" "$kind")
-					else
-						v=
-					fi
+					# One retry: on a loaded TCG host a run can miss
+					# perftest's own timeouts. The first log is kept.
+					v=
+					for try in 1 2; do
+						if perftest_one "$lg" "$prog" "${args[@]}"; then
+							v=$(perftest_value "$lg" "$kind")
+						fi
+						[ -n "$v" ] && break
+						[ "$try" = 1 ] && {
+							log "perftest $prog $size $mode run $run: attempt 1 failed, retrying (log $lg.try1)"
+							mv "$lg" "$lg.try1"
+							mv "$lg.server" "$lg.try1.server"
+						}
+					done
 					if [ -z "$v" ]; then
 						log "perftest $prog $size $mode run $run failed (see $lg)"
 						row perftest "$prog" "$mode" "$size" - "$run" NaN failed

@@ -25,7 +25,15 @@ done
 
 # Raw measurements: each kind has pinned and ODP rows with numbers.
 need() { # description, awk condition on the CSV fields
-	awk -F, "$2 { found = 1 } END { exit !found }" "$raw" || fail "raw.csv has no row for: $1"
+	awk -F, "$2 { found = 1 } END { exit !found }" "$raw" && return
+	# the guest's logs die with it: show why, then fail
+	tail -n 20 "$out/logs/bench.log"
+	for f in "$out"/logs/perftest-*; do
+		grep -q '^ *#bytes' "$f" 2>/dev/null && continue
+		echo "--- $f"
+		tail -n 15 "$f"
+	done
+	fail "raw.csv has no row for: $1"
 }
 for prog in ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat; do
 	for mode in pinned odp; do
