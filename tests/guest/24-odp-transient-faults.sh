@@ -29,7 +29,7 @@ run() {
 	wait "$sp"
 	src=$?
 	echo "== $prog server '$sopt' client '$copt': client rc=$rc server rc=$src"
-	[ "$rc" = 0 ] && [ "$src" = 0 ] || { tail -5 /tmp/pt-client.log /tmp/pt-server.log; return 1; }
+	[ "$rc" = 0 ] && [ "$src" = 0 ] || { tail -n 8 /tmp/pt-client.log /tmp/pt-server.log; dmesg | tail -n 5; return 1; }
 }
 
 for prog in ib_write_bw ib_read_bw ib_send_bw; do
