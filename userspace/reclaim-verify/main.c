@@ -221,8 +221,8 @@ static void report_text(struct rv_ctx *ctx, double secs)
 				any = true;
 			}
 	printf("%s\n", any ? "" : " no error completions");
-	printf("reclaim  : %-9s %8s %10s %10s %7s %7s %9s\n", "kind", "events", "in-flight",
-	       "overlapped", "failed", "slots", "re-used");
+	printf("reclaim  : %-9s %8s %10s %10s %7s %8s %7s %9s\n", "kind", "events", "in-flight",
+	       "overlapped", "failed", "time", "slots", "re-used");
 	for (k = 0; k < RV_NKINDS; k++) {
 		if (!(c->kinds & (1u << k)))
 			continue;
@@ -234,13 +234,15 @@ static void report_text(struct rv_ctx *ctx, double secs)
 				       ctx->s1.cg_oom_kill);
 			continue;
 		}
-		printf("           %-9s %8llu %10llu %10llu %7llu", rv_kind_names[k], LD(ctx->ev.n[k]),
-		       LD(ctx->ev.inflight[k]), LD(ctx->ev.overlap[k]), LD(ctx->ev.fail[k]));
+		printf("           %-9s %8llu %10llu %10llu %7llu %7.1fs", rv_kind_names[k], LD(ctx->ev.n[k]),
+		       LD(ctx->ev.inflight[k]), LD(ctx->ev.overlap[k]), LD(ctx->ev.fail[k]),
+		       LD(ctx->ev.us[k]) / 1e6);
 		if (k == RV_EV_DONTNEED || k == RV_EV_REMAP)
 			printf(" %7llu %9llu", LD(ctx->ev.slots[k]), LD(ctx->ev.reaccess[k]));
 		else if (k == RV_EV_THP)
-			printf("  collapse %llu ok / %llu refused, split %llu ok / %llu refused%s",
-			       LD(ctx->ev.collapse_ok), LD(ctx->ev.collapse_fail), LD(ctx->ev.split_ok),
+			printf("  collapse %llu ok / %llu refused / %llu not tried (swapped out), split %llu ok / %llu refused%s",
+			       LD(ctx->ev.collapse_ok), LD(ctx->ev.collapse_fail),
+			       LD(ctx->ev.collapse_swapped), LD(ctx->ev.split_ok),
 			       LD(ctx->ev.split_fail),
 			       LD(ctx->ev.split_nodebugfs) ? " (no debugfs: split = MADV_NOHUGEPAGE only)" : "");
 		else if (k == RV_EV_FORK)
@@ -326,15 +328,16 @@ static void report_json(struct rv_ctx *ctx, double secs, FILE *f)
 			       ctx->s1.cg_max_events - ctx->s0.cg_max_events, ctx->cg_limit,
 			       ctx->working_set, ctx->s1.cg_oom_kill);
 		else
-			fprintf(f, "%s\"%s\":{\"events\":%llu,\"in_flight\":%llu,\"overlapped\":%llu,\"failed\":%llu,\"slots\":%llu,\"reaccessed\":%llu}",
+			fprintf(f, "%s\"%s\":{\"events\":%llu,\"in_flight\":%llu,\"overlapped\":%llu,\"failed\":%llu,\"slots\":%llu,\"reaccessed\":%llu,\"ms\":%.1f}",
 			       first ? "" : ",", rv_kind_names[k], LD(ctx->ev.n[k]), LD(ctx->ev.inflight[k]),
 			       LD(ctx->ev.overlap[k]), LD(ctx->ev.fail[k]), LD(ctx->ev.slots[k]),
-			       LD(ctx->ev.reaccess[k]));
+			       LD(ctx->ev.reaccess[k]), LD(ctx->ev.us[k]) / 1000.0);
 		first = false;
 	}
-	fprintf(f, "},\"thp\":{\"collapse_ok\":%llu,\"collapse_refused\":%llu,\"split_ok\":%llu,\"split_refused\":%llu,\"split_no_debugfs\":%llu},\"fork_child_pages\":%llu,\"compactions\":%llu,\"migrated_pages\":%llu,\"migrate_refused\":%llu,\"numa_nodes\":%u,",
-	       LD(ctx->ev.collapse_ok), LD(ctx->ev.collapse_fail), LD(ctx->ev.split_ok),
-	       LD(ctx->ev.split_fail), LD(ctx->ev.split_nodebugfs), LD(ctx->ev.fork_pages),
+	fprintf(f, "},\"thp\":{\"collapse_ok\":%llu,\"collapse_refused\":%llu,\"collapse_swapped\":%llu,\"split_ok\":%llu,\"split_refused\":%llu,\"split_no_debugfs\":%llu},\"fork_child_pages\":%llu,\"compactions\":%llu,\"migrated_pages\":%llu,\"migrate_refused\":%llu,\"numa_nodes\":%u,",
+	       LD(ctx->ev.collapse_ok), LD(ctx->ev.collapse_fail), LD(ctx->ev.collapse_swapped),
+	       LD(ctx->ev.split_ok), LD(ctx->ev.split_fail), LD(ctx->ev.split_nodebugfs),
+	       LD(ctx->ev.fork_pages),
 	       LD(ctx->ev.compactions), LD(ctx->ev.migrated), LD(ctx->ev.migrate_refused),
 	       ctx->numa_nodes);
 	fprintf(f, "\"vmstat\":{");

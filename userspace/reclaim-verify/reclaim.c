@@ -27,11 +27,24 @@
 #define MADV_COLLAPSE 25
 #endif
 
-/* How often each kind fires, in reclaim rounds: the global ones are heavy. */
+/*
+ * How often each kind fires, in multiples of --interval: the global ones are
+ * heavy.  Wall-clock, not rounds: with every kind on, one round takes over a
+ * second in a slow guest, so "every 25 rounds" never came for fork in a 20 s
+ * run.  A kind whose time has come fires in the next round, however long the
+ * rounds are; 0 = every round.
+ */
 static const unsigned kind_period[RV_NKINDS] = {
-	[RV_EV_PAGEOUT] = 1, [RV_EV_DONTNEED] = 1, [RV_EV_REMAP] = 1, [RV_EV_MPROTECT] = 2,
-	[RV_EV_FORK] = 25, [RV_EV_THP] = 3, [RV_EV_COMPACT] = 2, [RV_EV_CGROUP] = 0,
+	[RV_EV_PAGEOUT] = 0, [RV_EV_DONTNEED] = 0, [RV_EV_REMAP] = 0, [RV_EV_MPROTECT] = 2,
+	[RV_EV_FORK] = 25, [RV_EV_THP] = 3, [RV_EV_COMPACT] = 2,
 };
+
+/*
+ * Content-preserving events wait up to this long for a transfer in flight on
+ * the memory they hit (then act anyway): an event on idle memory proves less,
+ * and in a slow guest the traffic threads are often between transactions.
+ */
+#define BUSY_WAIT_MS 200
 
 static uint64_t rnd(uint64_t *s)
 {
@@ -61,6 +74,43 @@ static struct rv_buf *pick(struct rv_ctx *ctx, uint64_t *rs, enum pickwhat what)
 	return n ? cand[rnd(rs) % n] : NULL;
 }
 
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static bool may_wait(struct rv_ctx *ctx, unsigned *waited)
+{
+	if (*waited >= BUSY_WAIT_MS || atomic_load(&ctx->stop_reclaim))
+		return false;
+	sleep_ms(1);
+	++*waited;
+	return true;
+}
+
+/*
+ * Like pick(), but prefers a buffer with transfers in flight, waiting for one
+ * (the wait budget *waited is shared by the caller's retries).
+ */
+static struct rv_buf *pick_busy(struct rv_ctx *ctx, uint64_t *rs, enum pickwhat what,
+				unsigned *waited)
+{
+	struct rv_buf *b;
+	unsigned tries;
+
+	do {
+		/* a few draws per poll: with several candidates one is likely busy */
+		for (tries = 0; tries < 4; tries++) {
+			b = pick(ctx, rs, what);
+			if (!b || atomic_load(&b->inflight) > 0)
+				return b;
+		}
+	} while (may_wait(ctx, waited));
+	return b;
+}
+
 static int total_inflight(struct rv_ctx *ctx)
 {
 	unsigned i;
@@ -74,14 +124,23 @@ static int total_inflight(struct rv_ctx *ctx)
 }
 
 struct evrec {
-	unsigned long long c0;
+	unsigned long long c0, t0;
 	int inflight;
 };
+
+static unsigned long long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000 + (unsigned long long)ts.tv_nsec / 1000;
+}
 
 static void ev_begin(struct rv_ctx *ctx, struct evrec *r, int inflight)
 {
 	r->c0 = atomic_load(&ctx->completions);
 	r->inflight = inflight;
+	r->t0 = now_us();
 }
 
 static void ev_end(struct rv_ctx *ctx, enum rv_kind k, const struct evrec *r, bool ok)
@@ -93,12 +152,13 @@ static void ev_end(struct rv_ctx *ctx, enum rv_kind k, const struct evrec *r, bo
 		atomic_fetch_add(&ctx->ev.overlap[k], 1);
 	if (!ok)
 		atomic_fetch_add(&ctx->ev.fail[k], 1);
+	atomic_fetch_add(&ctx->ev.us[k], now_us() - r->t0);
 }
 
 static void ev_pageout(struct rv_ctx *ctx, uint64_t *rs)
 {
-	struct rv_buf *b = pick(ctx, rs, PICK_ANY);
-	unsigned s, cnt;
+	unsigned s, cnt, waited = 0;
+	struct rv_buf *b = pick_busy(ctx, rs, PICK_ANY, &waited);
 	struct evrec r;
 	int rc;
 
@@ -198,13 +258,25 @@ static void ev_destroy(struct rv_ctx *ctx, uint64_t *rs, enum rv_kind k)
 
 static void ev_mprotect(struct rv_ctx *ctx, uint64_t *rs)
 {
-	struct rv_buf *b = pick(ctx, rs, PICK_READONLY);
+	struct rv_buf *b;
 	struct evrec r;
+	unsigned waited = 0;
 	bool ok;
 
-	if (!b)
-		return;
-	pthread_rwlock_wrlock(&b->fill);
+	/*
+	 * Holding 'fill' stops new transfers from this buffer (their source is
+	 * filled under it first), so the ones in flight can only drain: choose a
+	 * busy buffer, lock it, and if it drained meanwhile, let go and retry.
+	 */
+	for (;;) {
+		b = pick_busy(ctx, rs, PICK_READONLY, &waited);
+		if (!b)
+			return;
+		pthread_rwlock_wrlock(&b->fill);
+		if (atomic_load(&b->inflight) > 0 || !may_wait(ctx, &waited))
+			break;
+		pthread_rwlock_unlock(&b->fill);
+	}
 	ev_begin(ctx, &r, atomic_load(&b->inflight));
 	ok = mprotect(b->base, b->size, PROT_READ) == 0;
 	/* stay read-only for a moment so the NIC reads through the RO mapping */
@@ -215,34 +287,61 @@ static void ev_mprotect(struct rv_ctx *ctx, uint64_t *rs)
 	pthread_rwlock_unlock(&b->fill);
 }
 
-static void ev_fork(struct rv_ctx *ctx)
+/*
+ * Under a cgroup limit the child's COW copies are charged to the same cgroup:
+ * a child writing the whole working set into a memory.max of half of it
+ * swapped for seconds per fork in a slow guest, so the other kinds hardly ran.
+ * There the child writes every step-th page (a different phase each fork), at
+ * most a quarter of memory.max per fork.
+ */
+static unsigned long long fork_step(const struct rv_ctx *ctx, unsigned long long pages)
+{
+	unsigned long long budget;
+
+	if (!ctx->cg_active || !ctx->cg_limit)
+		return 1;
+	budget = ctx->cg_limit / 4 / PAT_PAGE;
+	if (!budget)
+		budget = 1;
+	return (pages + budget - 1) / budget;
+}
+
+static void ev_fork(struct rv_ctx *ctx, uint64_t *rs)
 {
 	struct evrec r;
-	unsigned long long pages = 0;
-	unsigned i;
+	unsigned long long pages = 0, written = 0, step, phase, j;
+	unsigned i, waited = 0;
 	pid_t pid;
 	int status = 0;
 	bool ok;
 
+	while (total_inflight(ctx) == 0 && may_wait(ctx, &waited))
+		;
 	pthread_mutex_lock(&ctx->reg_lock);
 	for (i = 0; i < ctx->nbufs; i++)
 		pages += ctx->bufs[i]->size / PAT_PAGE;
 	pthread_mutex_unlock(&ctx->reg_lock);
+	step = fork_step(ctx, pages);
+	phase = rnd(rs) % step;
+	for (i = 0; i < ctx->nbufs; i++)
+		for (j = phase; j < ctx->bufs[i]->size / PAT_PAGE; j += step)
+			written++;
 	ev_begin(ctx, &r, total_inflight(ctx));
 	pid = fork();
 	if (pid == 0) {
 		/* Child: only this thread exists; no locks, no allocation.  Write our
-		 * marker into every page so each one is copied (COW) for us, and the
+		 * marker into the pages so each one is copied (COW) for us, and the
 		 * parent would see the marker if a copy went the wrong way. */
 		for (i = 0; i < ctx->nbufs; i++)
-			pat_mark_pages(ctx->bufs[i]->base, ctx->bufs[i]->size,
-				       PAT_STREAM_CHILD | i, 0, 0);
+			for (j = phase; j < ctx->bufs[i]->size / PAT_PAGE; j += step)
+				pat_mark_pages(ctx->bufs[i]->base + j * PAT_PAGE, PAT_PAGE,
+					       PAT_STREAM_CHILD | i, j * PAT_PAGE, 0);
 		_exit(0);
 	}
 	ok = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
 	     WEXITSTATUS(status) == 0;
 	if (ok)
-		atomic_fetch_add(&ctx->ev.fork_pages, pages);
+		atomic_fetch_add(&ctx->ev.fork_pages, written);
 	ev_end(ctx, RV_EV_FORK, &r, ok);
 }
 
@@ -261,9 +360,23 @@ static bool split_thp(void *p, size_t len)
 	return ok;
 }
 
+static bool all_resident(void *p, size_t len)
+{
+	unsigned char vec[RV_HUGE / PAT_PAGE];
+	size_t i, n = len / PAT_PAGE;
+
+	if (n > sizeof(vec) || mincore(p, len, vec))
+		return false;
+	for (i = 0; i < n; i++)
+		if (!(vec[i] & 1))
+			return false;
+	return true;
+}
+
 static void ev_thp(struct rv_ctx *ctx, uint64_t *rs, unsigned round)
 {
-	struct rv_buf *b = pick(ctx, rs, PICK_HUGE);
+	unsigned waited = 0, tries;
+	struct rv_buf *b = pick_busy(ctx, rs, PICK_HUGE, &waited);
 	struct evrec r;
 	uint8_t *p;
 	bool ok;
@@ -271,11 +384,23 @@ static void ev_thp(struct rv_ctx *ctx, uint64_t *rs, unsigned round)
 	if (!b)
 		return;
 	p = b->base + (rnd(rs) % (b->size / RV_HUGE)) * RV_HUGE;
+	/*
+	 * MADV_COLLAPSE swaps in every page of the chunk first: under a cgroup
+	 * limit with the working set half swapped out, one such collapse took
+	 * 12 s in the guest and starved every other kind.  So collapse only a
+	 * chunk that is fully resident, if a few draws find one.
+	 */
+	for (tries = 0; (round & 1) && tries < 8 && !all_resident(p, RV_HUGE); tries++)
+		p = b->base + (rnd(rs) % (b->size / RV_HUGE)) * RV_HUGE;
 	ev_begin(ctx, &r, atomic_load(&b->inflight));
 	if (round & 1) {
-		ok = madvise(p, RV_HUGE, MADV_HUGEPAGE) == 0 &&
-		     madvise(p, RV_HUGE, MADV_COLLAPSE) == 0;
-		atomic_fetch_add(ok ? &ctx->ev.collapse_ok : &ctx->ev.collapse_fail, 1);
+		ok = madvise(p, RV_HUGE, MADV_HUGEPAGE) == 0;
+		if (!all_resident(p, RV_HUGE)) {
+			atomic_fetch_add(&ctx->ev.collapse_swapped, 1);
+		} else {
+			ok = ok && madvise(p, RV_HUGE, MADV_COLLAPSE) == 0;
+			atomic_fetch_add(ok ? &ctx->ev.collapse_ok : &ctx->ev.collapse_fail, 1);
+		}
 	} else {
 		ok = madvise(p, RV_HUGE, MADV_NOHUGEPAGE) == 0;
 		if (access("/sys/kernel/debug/split_huge_pages", W_OK)) {
@@ -298,7 +423,8 @@ static void ev_thp(struct rv_ctx *ctx, uint64_t *rs, unsigned round)
  */
 static void ev_migrate(struct rv_ctx *ctx, uint64_t *rs)
 {
-	struct rv_buf *b = pick(ctx, rs, PICK_ANY);
+	unsigned waited = 0;
+	struct rv_buf *b = pick_busy(ctx, rs, PICK_ANY, &waited);
 	void *pages[MIGRATE_MAX];
 	int nodes[MIGRATE_MAX], status[MIGRATE_MAX];
 	unsigned long i, cnt;
@@ -348,18 +474,17 @@ static void ev_compact(struct rv_ctx *ctx, uint64_t *rs, unsigned round)
 	atomic_fetch_add(&ctx->ev.compactions, 1);
 }
 
-static void sleep_ms(unsigned ms)
+static unsigned long long now_ms(void)
 {
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
+	return now_us() / 1000;
 }
 
 void *rv_reclaim_main(void *arg)
 {
 	struct rv_ctx *ctx = arg;
 	uint64_t rs = 0x9e3779b97f4a7c15ull ^ ctx->cfg.seed;
-	unsigned round = 0, k;
+	unsigned long long due[RV_NKINDS], t;
+	unsigned fired[RV_NKINDS] = { 0 }, k;
 
 	{
 		struct stat st;
@@ -368,12 +493,19 @@ void *rv_reclaim_main(void *arg)
 	}
 	while (!atomic_load(&ctx->traffic_started) && !atomic_load(&ctx->stop_reclaim))
 		sleep_ms(10);
+	t = now_ms();
+	for (k = 0; k < RV_NKINDS; k++)
+		due[k] = t + (unsigned long long)kind_period[k] * ctx->cfg.interval_ms;
 	while (!atomic_load(&ctx->stop_reclaim)) {
-		round++;
 		for (k = 0; k < RV_NKINDS && !atomic_load(&ctx->stop_reclaim); k++) {
-			if (!(ctx->cfg.kinds & (1u << k)) || !kind_period[k] ||
-			    round % kind_period[k])
+			/* cgroup is not an event: the limit acts all the time */
+			if (!(ctx->cfg.kinds & (1u << k)) || k == RV_EV_CGROUP)
 				continue;
+			t = now_ms();
+			if (t < due[k])
+				continue;
+			due[k] = t + (unsigned long long)kind_period[k] * ctx->cfg.interval_ms;
+			fired[k]++;
 			switch (k) {
 			case RV_EV_PAGEOUT:
 				ev_pageout(ctx, &rs);
@@ -386,13 +518,13 @@ void *rv_reclaim_main(void *arg)
 				ev_mprotect(ctx, &rs);
 				break;
 			case RV_EV_FORK:
-				ev_fork(ctx);
+				ev_fork(ctx, &rs);
 				break;
 			case RV_EV_THP:
-				ev_thp(ctx, &rs, round / kind_period[k]);
+				ev_thp(ctx, &rs, fired[k]);
 				break;
 			case RV_EV_COMPACT:
-				ev_compact(ctx, &rs, round / kind_period[k]);
+				ev_compact(ctx, &rs, fired[k]);
 				break;
 			default:
 				break;

@@ -78,7 +78,8 @@ struct rv_evstats {
 	atomic_ullong fail[RV_NKINDS];		/* syscalls that failed (e.g. collapse busy) */
 	atomic_ullong slots[RV_NKINDS];		/* slots dropped/remapped */
 	atomic_ullong reaccess[RV_NKINDS];	/* ...that the NIC used again afterwards */
-	atomic_ullong collapse_ok, collapse_fail, split_ok, split_fail, split_nodebugfs;
+	atomic_ullong us[RV_NKINDS];		/* time spent in the events, microseconds */
+	atomic_ullong collapse_ok, collapse_fail, collapse_swapped, split_ok, split_fail, split_nodebugfs;
 	atomic_ullong fork_pages, compactions, migrated, migrate_refused;
 };
 
