@@ -1,0 +1,16 @@
+#!/bin/bash
+# PENDING (move to tests/guest/ once it passes reliably; kernel/KNOWN-ISSUES.md 1):
+# reclaim-verify, ODP MRs, every reclaim kind at once inside a cgroup whose
+# memory.max is below the working set: 0 stale, 0 corrupt, no error
+# completion, nothing pinned, every kind hit MRs with transfers in flight.
+# Each kind alone gates in tests/guest/30-34.
+# vm-args: -m 2G --append numa=fake=2
+source "$TOP/tests/lib/guest.sh"
+source "$TOP/userspace/reclaim-verify/guest-env.sh"
+rv_guest_setup || fail "guest setup (rxe0 on a dummy netdev, zram swap)"
+
+rv_run all -d 20 || fail "all-kinds run failed"
+for k in pageout dontneed remap mprotect fork thp compact cgroup; do
+	rv_check_odp all "$k"
+done
+echo "35-reclaim-odp-all-kinds: ok"
