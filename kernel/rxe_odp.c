@@ -10,9 +10,10 @@
  *
  * Lock order:
  *   mmap_lock (read)  ->  umem_mutex  ->  atomic_ops_lock
- * mmap_lock is only taken by ib_umem_odp_map_dma_and_lock(), while rxe
- * holds nothing; atomic_ops_lock (a spinlock) is only taken for the
- * read-modify-write itself.
+ * mmap_lock is only taken by ib_umem_odp_map_dma_and_lock() and, after a
+ * failed fault, by rxe_odp_range_mapped(), both while rxe holds nothing;
+ * atomic_ops_lock (a spinlock) is only taken for the read-modify-write
+ * itself.
  *
  * Invalidate contract: rxe_odp_invalidate() takes umem_mutex, bumps the
  * notifier sequence and clears every dma_list entry overlapping the range.
