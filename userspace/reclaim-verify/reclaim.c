@@ -124,23 +124,16 @@ static int total_inflight(struct rv_ctx *ctx)
 }
 
 struct evrec {
-	unsigned long long c0, t0;
+	unsigned long long c0;
+	double t0;
 	int inflight;
 };
-
-static unsigned long long now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long long)ts.tv_sec * 1000000 + (unsigned long long)ts.tv_nsec / 1000;
-}
 
 static void ev_begin(struct rv_ctx *ctx, struct evrec *r, int inflight)
 {
 	r->c0 = atomic_load(&ctx->completions);
 	r->inflight = inflight;
-	r->t0 = now_us();
+	r->t0 = rv_now();
 }
 
 static void ev_end(struct rv_ctx *ctx, enum rv_kind k, const struct evrec *r, bool ok)
@@ -152,7 +145,7 @@ static void ev_end(struct rv_ctx *ctx, enum rv_kind k, const struct evrec *r, bo
 		atomic_fetch_add(&ctx->ev.overlap[k], 1);
 	if (!ok)
 		atomic_fetch_add(&ctx->ev.fail[k], 1);
-	atomic_fetch_add(&ctx->ev.us[k], now_us() - r->t0);
+	atomic_fetch_add(&ctx->ev.us[k], (unsigned long long)((rv_now() - r->t0) * 1e6));
 }
 
 static void ev_pageout(struct rv_ctx *ctx, uint64_t *rs)
@@ -474,16 +467,11 @@ static void ev_compact(struct rv_ctx *ctx, uint64_t *rs, unsigned round)
 	atomic_fetch_add(&ctx->ev.compactions, 1);
 }
 
-static unsigned long long now_ms(void)
-{
-	return now_us() / 1000;
-}
-
 void *rv_reclaim_main(void *arg)
 {
 	struct rv_ctx *ctx = arg;
 	uint64_t rs = 0x9e3779b97f4a7c15ull ^ ctx->cfg.seed;
-	unsigned long long due[RV_NKINDS], t;
+	double due[RV_NKINDS], t;
 	unsigned fired[RV_NKINDS] = { 0 }, k;
 
 	{
@@ -493,18 +481,18 @@ void *rv_reclaim_main(void *arg)
 	}
 	while (!atomic_load(&ctx->traffic_started) && !atomic_load(&ctx->stop_reclaim))
 		sleep_ms(10);
-	t = now_ms();
+	t = rv_now();
 	for (k = 0; k < RV_NKINDS; k++)
-		due[k] = t + (unsigned long long)kind_period[k] * ctx->cfg.interval_ms;
+		due[k] = t + (double)kind_period[k] * ctx->cfg.interval_ms / 1e3;
 	while (!atomic_load(&ctx->stop_reclaim)) {
 		for (k = 0; k < RV_NKINDS && !atomic_load(&ctx->stop_reclaim); k++) {
 			/* cgroup is not an event: the limit acts all the time */
 			if (!(ctx->cfg.kinds & (1u << k)) || k == RV_EV_CGROUP)
 				continue;
-			t = now_ms();
+			t = rv_now();
 			if (t < due[k])
 				continue;
-			due[k] = t + (unsigned long long)kind_period[k] * ctx->cfg.interval_ms;
+			due[k] = t + (double)kind_period[k] * ctx->cfg.interval_ms / 1e3;
 			fired[k]++;
 			switch (k) {
 			case RV_EV_PAGEOUT:
