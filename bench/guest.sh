@@ -34,9 +34,7 @@ META=$OUT/meta.txt
 mkdir -p "$LOGS" || exit 2
 : >"$RAW"
 : >"$META"
-GID=${RXE_GID:-1}
-export RXE_GID=$GID
-IP=127.0.0.1
+export RXE_GID=${RXE_GID:-1}
 HWC=/sys/class/infiniband/rxe0/ports/1/hw_counters
 PARAMS=/sys/module/rdma_rxe/parameters
 CG=/sys/fs/cgroup/bench
@@ -134,23 +132,10 @@ meta odp "$ODP"
 log "ODP: $ODP ($(tr '\n' ' ' <<<"$caps"))"
 
 # ---------------------------------------------------------------- perftest
-# One perftest measurement: server, then the client (retried until the server
-# listens).  Prints the client's log file name; empty on failure.
-perftest_one() { # log prog args...
-	local lg=$1 prog=$2 sp rc i
-	shift 2
-	timeout 120 "$prog" -d rxe0 -x "$GID" "$@" >"$lg.server" 2>&1 &
-	sp=$!
-	for i in $(seq 60); do
-		sleep 0.25
-		timeout 120 "$prog" -d rxe0 -x "$GID" "$@" "$IP" >"$lg" 2>&1
-		rc=$?
-		[ "$rc" = 0 ] && break
-		grep -q "Couldn't connect" "$lg" || break
-	done
-	wait "$sp" || rc=1
-	return "$rc"
-}
+# Every run goes through tests/lib/perftest.sh (-F, a port per run, the server
+# listening before the client starts, timeouts, full logs on failure).
+# shellcheck source=../tests/lib/perftest.sh
+source "$TOP/tests/lib/perftest.sh"
 
 # The result line of a perftest log: average bandwidth [Gb/s] or t_avg [us].
 # perftest prints BW average with two decimals from 0.1 Gb/s on (0.11); then
@@ -176,7 +161,7 @@ perftest_value() { # log bw|lat
 }
 
 run_perftest() {
-	local run prog size kind mode args lg v n order try
+	local run prog size kind mode args lg v n order unit
 	for run in $(seq "$PT_RUNS"); do
 		for prog in $PT_BW $PT_LAT; do
 			case $prog in *_lat) kind=lat; sizes=$LAT_SIZE ;; *) kind=bw; sizes=$PT_SIZES ;; esac
@@ -199,24 +184,18 @@ run_perftest() {
 						args+=(-n "$n")
 					fi
 					[ "$mode" = odp ] && args+=(--odp)
-					lg=$LOGS/perftest-$prog-$size-$mode-$run.log
-					# One retry: on a loaded TCG host a run can miss
-					# perftest's own timeouts. The first log is kept.
-					v=
-					for try in 1 2; do
-						if perftest_one "$lg" "$prog" "${args[@]}"; then
-							v=$(perftest_value "$lg" "$kind")
+					lg=$LOGS/perftest-$prog-$size-$mode-$run
+					v= unit=failed
+					if PT_LOG=$lg PT_QUIET=1 perftest "$prog" "${args[@]}"; then
+						if perftest_clock_ok "$lg-client.log"; then
+							v=$(perftest_value "$lg-client.log" "$kind")
+						else
+							unit=no-clock
 						fi
-						[ -n "$v" ] && break
-						[ "$try" = 1 ] && {
-							log "perftest $prog $size $mode run $run: attempt 1 failed, retrying (log $lg.try1)"
-							mv "$lg" "$lg.try1"
-							mv "$lg.server" "$lg.try1.server"
-						}
-					done
+					fi
 					if [ -z "$v" ]; then
-						log "perftest $prog $size $mode run $run failed (see $lg)"
-						row perftest "$prog" "$mode" "$size" - "$run" NaN failed
+						log "perftest $prog $size $mode run $run: no figure ($unit, see $lg-*.log)"
+						row perftest "$prog" "$mode" "$size" - "$run" NaN "$unit"
 					elif [ "$kind" = bw ]; then
 						row perftest "$prog" "$mode" "$size" - "$run" "$v" Gb/s
 					else

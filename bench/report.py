@@ -234,9 +234,12 @@ class Report:
                 else:
                     v = "no ODP result (%s)" % ",".join(sorted(odp_units))
                 fails = sum(1 for r in raw.get(sec="perftest", case=prog, size=size) if r["unit"] == "failed")
+                # runs that completed, but perftest's clock calibration failed: no figure
+                noclk = sum(1 for r in raw.get(sec="perftest", case=prog, size=size) if r["unit"] == "no-clock")
                 rows.append([prog, fmt_size(size), med_spread(list(p.values())) + " " + unit,
                              med_spread([x for x in o.values()]) + (" " + unit if any(ok(x) for x in o.values()) else ""),
-                             med_spread(rat), fmt(br), v + (" (%d failed runs)" % fails if fails else "")])
+                             med_spread(rat), fmt(br), v + (" (%d failed runs)" % fails if fails else "")
+                             + (" (%d runs without perftest's clock)" % noclk if noclk else "")])
                 self.add("perftest", prog, size, median(p.values()), median(o.values()), br,
                          unit, "ratio=best %s; median per-run ratio %s" % (
                              "pinned/odp latency" if lat else "odp/pinned bandwidth", fmt(mr, 4)))

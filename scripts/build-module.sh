@@ -80,7 +80,9 @@ if ! make -C "$kdir" M="$tree/$rel" W=1 ${KBUILD_EXTRA_ARGS:-} \
 	echo "build: kernel module build failed" >&2
 	exit 1
 fi
-if grep -E 'warning:|error:' "$log" >&2; then
+# Compiler, sparse and modpost warnings fail the build; make's own messages do
+# not (under 'make -jN' the inner make says "warning: -jN forced in submake").
+if grep -E 'warning:|error:|^WARNING:' "$log" | grep -vE '^make(\[[0-9]+\])?: ' >&2; then
 	echo "build: the module build printed warnings; the build must be warning-free" >&2
 	exit 1
 fi

@@ -2,33 +2,78 @@
 # Run the test suite: host tests (tests/host/*.sh), then guest tests
 # (tests/guest/*.sh, each in its own boot of the 6.12 guest via tests/vm/run).
 #
-# usage: tests/check.sh [--host-only|--guest-only] [NAME-PATTERN...]
+# usage: tests/check.sh [--host-only|--guest-only] [--repeat N] [--load] [NAME-PATTERN...]
+#
+#   --host-only, --guest-only   only one kind of test
+#   NAME-PATTERN                only the tests whose name (host/NN-x, guest/NN-x)
+#                               contains one of the patterns
+#   --repeat N                  run the selected tests N times in a row (rounds)
+#                               and end with a table: per test its runs,
+#                               failures, skips, slowest and median time; per
+#                               round the host load (loadavg at its start and
+#                               end) and its "N passed, N failed, N skipped".
+#                               The table and every result line also go to
+#                               build/check/repeat-<date>/summary.txt, and the
+#                               log of a test that failed in round R to
+#                               build/check/repeat-<date>/<test>.round<R>.log.
+#   --load                      two extra guests run reclaim-verify in a loop
+#                               (tests/lib/load-guest.sh) for the whole run:
+#                               started before the first test, stopped and
+#                               reaped after the last; their failures are
+#                               reported apart and do not count as the tests'.
+#                               Logs: build/check/load-<k>/.  Implies the table.
+#   -h, --help                  this text
 #
 # A test passes with exit 0, is skipped with exit 77 (it prints "SKIP: reason"),
 # and fails otherwise; a guest test also fails when the guest console shows
 # kernel trouble.  A guest test may carry a line "# vm-args: ..." with options
 # for tests/vm/run (e.g. --rxe stock, -m 3G).  Logs: build/check/<test>.log.
-# The last line is "N passed, N failed, N skipped"; the exit status is non-zero
-# if anything failed.
+# The last line is "N passed, N failed, N skipped" (over all rounds); the exit
+# status is non-zero if anything failed.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 export TOP
+usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+host=1 guest=1 repeat=1 load=0 table=0
+pats=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--host-only) guest=0 ;;
+	--guest-only) host=0 ;;
+	--repeat)
+		repeat=${2:-}
+		shift
+		table=1
+		;;
+	--load) load=1 table=1 ;;
+	-h | --help) usage; exit 0 ;;
+	-*) echo "check.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+	*) pats+=("$1") ;;
+	esac
+	shift
+done
+[[ "$repeat" =~ ^[1-9][0-9]*$ ]] || { echo "check.sh: --repeat needs a count >= 1" >&2; exit 2; }
 KVER=${KVER:-$("$TOP/scripts/kver.sh")}
 export KVER
 LOGS=$TOP/build/check
 mkdir -p "$LOGS"
-host=1 guest=1
-pats=()
-for a in "$@"; do
-	case "$a" in
-	--host-only) guest=0 ;;
-	--guest-only) host=0 ;;
-	*) pats+=("$a") ;;
-	esac
-done
+SUMMARY= RUNDIR=
+if [ "$table" = 1 ]; then
+	RUNDIR=$LOGS/repeat-$(date +%Y%m%d-%H%M%S)
+	SUMMARY=$RUNDIR/summary.txt
+	mkdir -p "$RUNDIR" && : >"$SUMMARY" || exit 2
+fi
+# say LINE...: print, and keep in the summary file of a repeat run.
+say() {
+	echo "$@"
+	[ -z "$SUMMARY" ] || echo "$@" >>"$SUMMARY"
+}
 
 pass=0 fail=0 skip=0
 failed=() skipped=()
+round=1
+declare -A t_runs t_fail t_skip t_secs
+t_order=()
 selected() {
 	local p
 	[ ${#pats[@]} -eq 0 ] && return 0
@@ -39,20 +84,33 @@ selected() {
 }
 
 record() { # name rc seconds log
-	local name=$1 rc=$2 secs=$3 log=$4 why
+	local name=$1 rc=$2 secs=$3 log=$4 why at="" keep
+	[ "$table" = 1 ] && at=" (round $round)"
+	[ -n "${t_runs[$name]:-}" ] || t_order+=("$name")
+	t_runs[$name]=$((${t_runs[$name]:-0} + 1))
+	t_secs[$name]="${t_secs[$name]:-} $secs"
 	if [ "$rc" = 0 ]; then
 		pass=$((pass + 1))
-		printf 'PASS  %-40s %4ss\n' "$name" "$secs"
+		say "$(printf 'PASS  %-40s %4ss' "$name" "$secs")"
 	elif [ "$rc" = 77 ]; then
 		skip=$((skip + 1))
+		t_skip[$name]=$((${t_skip[$name]:-0} + 1))
 		why=$(grep -a '^SKIP: ' "$log" | tail -1 | cut -c7-)
 		why=${why:-no reason given}
-		skipped+=("$name: $why")
-		printf 'SKIP  %-40s %4ss  (%s)\n' "$name" "$secs" "$why"
+		skipped+=("$name$at: $why")
+		say "$(printf 'SKIP  %-40s %4ss  (%s)' "$name" "$secs" "$why")"
 	else
 		fail=$((fail + 1))
-		failed+=("$name (rc $rc, log $log)")
-		printf 'FAIL  %-40s %4ss  rc=%s\n' "$name" "$secs" "$rc"
+		t_fail[$name]=$((${t_fail[$name]:-0} + 1))
+		if [ "$table" = 1 ]; then
+			# the next round writes <test>.log again: keep this one
+			keep=$RUNDIR/$(basename "${log%.log}").round$round.log
+			mv "$log" "$keep"
+			[ -e "$log.console" ] && mv "$log.console" "$keep.console"
+			log=$keep
+		fi
+		failed+=("$name$at (rc $rc, log $log)")
+		say "$(printf 'FAIL  %-40s %4ss  rc=%s' "$name" "$secs" "$rc")"
 		echo "----- last lines of $log"
 		tail -25 "$log" | sed 's/^/  | /'
 		echo "-----"
@@ -90,11 +148,131 @@ run_guest() {
 	done
 }
 
-echo "rxe-odp check: kernel $KVER, module $(modinfo -F version "$TOP/build/rxe/rdma_rxe.ko" 2>/dev/null)"
-[ "$host" = 1 ] && run_host
-[ "$guest" = 1 ] && run_guest
-echo
-for s in "${skipped[@]}"; do echo "skipped: $s"; done
-for f in "${failed[@]}"; do echo "failed: $f"; done
-echo "$pass passed, $fail failed, $skip skipped"
+# ---------------------------------------------------------------- --load
+# Two guests running tests/lib/load-guest.sh, each in a session of its own
+# (setsid), so that stopping one reaches its QEMU.
+LOADS=2 load_pids=()
+load_start() {
+	local k dir i
+	for ((k = 1; k <= LOADS; k++)); do
+		dir=$LOGS/load-$k
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		setsid "$TOP/tests/vm/run" -q -m 2G --timeout 172800 --out "$dir" --log "$dir/console.log" \
+			-- bash "$TOP/tests/lib/load-guest.sh" >"$dir/vm.log" 2>&1 </dev/null &
+		load_pids+=($!)
+	done
+	# The tests start once every load guest runs its loop.
+	for ((k = 1; k <= LOADS; k++)); do
+		for ((i = 0; i < 600; i++)); do
+			[ -e "$LOGS/load-$k/running" ] && break
+			kill -0 "${load_pids[k - 1]}" 2>/dev/null || break
+			sleep 1
+		done
+		if [ ! -e "$LOGS/load-$k/running" ]; then
+			echo "check.sh: load guest $k did not start (see $LOGS/load-$k/vm.log)" >&2
+			return 1
+		fi
+	done
+	say "load: $LOADS guests run reclaim-verify in a loop (logs $LOGS/load-*/)"
+}
+
+# load_stop [GRACE]: ask the load guests to stop after their current run, give
+# them GRACE seconds (default 0), then end what is left; reap them all.
+load_stop() {
+	local k pid i alive
+	for ((k = 1; k <= ${#load_pids[@]}; k++)); do
+		kill -0 "${load_pids[k - 1]}" 2>/dev/null ||
+			echo "(load guest $k had ended before the tests did)" >>"$LOGS/load-$k/vm.log"
+		: >"$LOGS/load-$k/stop"
+	done
+	for ((i = 0; i < ${1:-0}; i++)); do
+		alive=0
+		for pid in "${load_pids[@]}"; do
+			kill -0 "$pid" 2>/dev/null && alive=1
+		done
+		[ "$alive" = 0 ] && break
+		sleep 1
+	done
+	for ((k = 1; k <= ${#load_pids[@]}; k++)); do
+		pid=${load_pids[k - 1]}
+		if kill -0 "$pid" 2>/dev/null; then
+			echo "(load guest $k did not stop by itself: ended)" >>"$LOGS/load-$k/vm.log"
+			kill -TERM -- "-$pid" 2>/dev/null
+		fi
+		wait "$pid"
+		echo "$?" >"$LOGS/load-$k/rc"
+	done
+	load_pids=()
+}
+
+# load_report: what the load guests did, apart from the tests' results.
+load_report() {
+	local k dir runs bad rc
+	for ((k = 1; k <= LOADS; k++)); do
+		dir=$LOGS/load-$k
+		runs=$(grep -ac '^LOAD_RUN ' "$dir/console.log" 2>/dev/null)
+		bad=$(grep -a '^LOAD_RUN ' "$dir/console.log" 2>/dev/null | grep -vc ' rc=0$')
+		rc=$(cat "$dir/rc" 2>/dev/null)
+		say "load guest $k: ${runs:-0} reclaim-verify runs, ${bad:-0} failed; guest exit ${rc:-?}$(
+			[ "${rc:-}" = 126 ] && echo ' (kernel trouble on its console)'); $dir/"
+		grep -aE '^\[vm/run\] FAIL|^\(load guest' "$dir/vm.log" 2>/dev/null | sed 's/^/    /'
+	done
+}
+
+on_exit() {
+	[ ${#load_pids[@]} -gt 0 ] && load_stop 0
+}
+trap on_exit EXIT
+trap 'exit 130' INT TERM
+
+# ---------------------------------------------------------------- table
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : "-" }'; }
+slowest() { tr ' ' '\n' | grep . | sort -n | tail -1; }
+
+print_table() {
+	local name
+	say
+	say "$(printf '%-40s %5s %5s %5s %8s %8s' test runs fail skip slowest median)"
+	for name in "${t_order[@]}"; do
+		say "$(printf '%-40s %5s %5s %5s %7ss %7ss' "$name" "${t_runs[$name]}" "${t_fail[$name]:-0}" \
+			"${t_skip[$name]:-0}" "$(slowest <<<"${t_secs[$name]}")" "$(median <<<"${t_secs[$name]}")")"
+	done
+	say
+	say "$(printf '%-6s %-16s %-16s %7s  %s' round 'load at start' 'load at end' time result)"
+	printf '%s\n' "${rounds[@]}" | while read -r line; do say "$line"; done
+}
+
+say "rxe-odp check: kernel $KVER, module $(modinfo -F version "$TOP/build/rxe/rdma_rxe.ko" 2>/dev/null)"
+if [ "$table" = 1 ]; then
+	say "rounds: $repeat; load: $([ "$load" = 1 ] && echo "$LOADS guests" || echo none);" \
+		"host: $(nproc) CPUs; tests: ${pats[*]:-all}$([ "$host" = 0 ] && echo ', guest only')$([ "$guest" = 0 ] && echo ', host only')"
+fi
+if [ "$load" = 1 ]; then
+	load_start || exit 2
+fi
+rounds=()
+for ((round = 1; round <= repeat; round++)); do
+	p0=$pass f0=$fail s0=$skip
+	l0=$(cut -d' ' -f1-3 /proc/loadavg)
+	r0=$(date +%s)
+	[ "$table" = 1 ] && say "== round $round of $repeat (host load $l0)"
+	[ "$host" = 1 ] && run_host
+	[ "$guest" = 1 ] && run_guest
+	l1=$(cut -d' ' -f1-3 /proc/loadavg)
+	rounds+=("$(printf '%-6s %-16s %-16s %6ss  %s' "$round" "$l0" "$l1" $(($(date +%s) - r0)) \
+		"$((pass - p0)) passed, $((fail - f0)) failed, $((skip - s0)) skipped")")
+done
+if [ "$load" = 1 ]; then
+	# a load guest's run lasts 20 s; stopping and powering off adds some
+	load_stop 180
+	say
+	load_report
+fi
+[ "$table" = 1 ] && print_table
+say
+for s in "${skipped[@]}"; do say "skipped: $s"; done
+for f in "${failed[@]}"; do say "failed: $f"; done
+[ -n "$SUMMARY" ] && echo "summary: $SUMMARY"
+say "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

@@ -12,11 +12,13 @@ ibv_devinfo -d rxe0 | tee /tmp/devinfo.log
 grep -q 'PORT_ACTIVE' /tmp/devinfo.log || fail "rxe0 port not active"
 rdma link show | grep -q 'rxe0/1 state ACTIVE' || fail "rdma link does not show rxe0 active"
 
-ibv_rc_pingpong -d rxe0 -g "$RXE_GID" -n 500 >/tmp/pp.log 2>&1 &
-sp=$!
-wait_listen 18515 60 || fail "ibv_rc_pingpong server does not listen"
-timeout 120 ibv_rc_pingpong -d rxe0 -g "$RXE_GID" -n 500 "$IP" || fail "ibv_rc_pingpong client failed"
-wait $sp || { cat /tmp/pp.log; fail "ibv_rc_pingpong server failed"; }
+perftest_next_port
+server_start "$PT_PORT" /tmp/pp-server.log ibv_rc_pingpong \
+	ibv_rc_pingpong -d rxe0 -g "$RXE_GID" -p "$PT_PORT" -n 500 || fail "ibv_rc_pingpong server does not listen"
+client_run /tmp/pp-client.log "ibv_rc_pingpong client" \
+	ibv_rc_pingpong -d rxe0 -g "$RXE_GID" -p "$PT_PORT" -n 500 "$IP" || { server_end 10; fail "ibv_rc_pingpong client failed"; }
+cat /tmp/pp-client.log
+server_end || fail "ibv_rc_pingpong server failed"
 
 perftest ib_write_bw -s 65536 -n 500 --report_gbits || fail "ib_write_bw"
 perftest ib_read_bw -s 65536 -n 500 --report_gbits || fail "ib_read_bw"

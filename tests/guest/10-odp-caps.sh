@@ -30,23 +30,21 @@ for c in SEND RECV SRQ; do
 done
 
 # 2. ibv_rc_pingpong -o: its server registers its ODP MR before it waits for
-# the client, so restrack shows the MR as ODP with no page mapped yet.
+# the client (it listens only after that), so once it listens restrack shows
+# the MR as ODP with no page mapped yet.
 f0=$(counter odp_faults)
-ibv_rc_pingpong -d rxe0 -g "$RXE_GID" -o -n 200 >/tmp/pp.log 2>&1 &
-sp=$!
-# The server registers its MR early, but the guest can be slow: poll for it.
-for _ in $(seq 60); do
-	rdma resource show mr -dd >/tmp/mr.log 2>&1
-	grep -q 'drv_odp explicit' /tmp/mr.log && break
-	sleep 0.5
-done
+perftest_next_port
+server_start "$PT_PORT" /tmp/pp-server.log "ibv_rc_pingpong -o" \
+	ibv_rc_pingpong -d rxe0 -g "$RXE_GID" -p "$PT_PORT" -o -n 200 || fail "ibv_rc_pingpong -o server does not listen"
+rdma resource show mr -dd >/tmp/mr.log 2>&1
 cat /tmp/mr.log
-grep -q 'drv_odp explicit' /tmp/mr.log || fail "rdma resource show mr -dd shows no ODP MR"
+grep -q 'drv_odp explicit' /tmp/mr.log || { server_end 0; fail "rdma resource show mr -dd shows no ODP MR"; }
 grep -Eq 'odp_mapped_pages 0( |$)' /tmp/mr.log ||
-	fail "a fresh ODP MR already has pages mapped (expected odp_mapped_pages 0)"
-timeout 120 ibv_rc_pingpong -d rxe0 -g "$RXE_GID" -o -n 200 "$IP" ||
-	{ kill "$sp" 2>/dev/null; fail "ibv_rc_pingpong -o client failed"; }
-wait "$sp" || { cat /tmp/pp.log; fail "ibv_rc_pingpong -o server failed"; }
+	{ server_end 0; fail "a fresh ODP MR already has pages mapped (expected odp_mapped_pages 0)"; }
+client_run /tmp/pp-client.log "ibv_rc_pingpong -o client" \
+	ibv_rc_pingpong -d rxe0 -g "$RXE_GID" -p "$PT_PORT" -o -n 200 "$IP" ||
+	{ server_end 10; fail "ibv_rc_pingpong -o client failed"; }
+server_end || fail "ibv_rc_pingpong -o server failed"
 f1=$(counter odp_faults)
 echo "ibv_rc_pingpong -o: odp_faults $f0 -> $f1"
 [ "$f1" -gt "$f0" ] || fail "ibv_rc_pingpong -o ran without a single ODP fault"

@@ -32,13 +32,15 @@ rxe_up() {
 		;;
 	esac
 	rdma link add rxe0 type rxe netdev lo || return 1
+	# Tests address rxe0 by its IPv4-mapped GID: wait for it (bounded)
+	# rather than guess its index.
 	local i
-	for i in $(seq 50); do
-		[ -e /sys/class/infiniband/rxe0/ports/1/gids/1 ] && break
+	for i in $(seq 300); do
+		RXE_GID=$(ibv_devinfo -v -d rxe0 | sed -n 's/.*GID\[ *\([0-9]*\)\]:.*::ffff:.*/\1/p' | head -1)
+		[ -n "$RXE_GID" ] && break
 		sleep 0.1
 	done
-	RXE_GID=$(ibv_devinfo -v -d rxe0 | sed -n 's/.*GID\[ *\([0-9]*\)\]:.*::ffff:.*/\1/p' | head -1)
-	RXE_GID=${RXE_GID:-1}
+	[ -n "$RXE_GID" ] || { echo "guest: rxe0 has no IPv4-mapped GID after 30 s"; return 1; }
 	export RXE_GID
 	chmod 666 /dev/infiniband/* 2>/dev/null
 	return 0

@@ -17,10 +17,13 @@ rv_guest_setup() {
 		ip addr add "$RV_ADDR/24" dev rv0 || return 1
 		rdma link add rxe0 type rxe netdev rv0 || return 1
 		local i
-		for i in $(seq 50); do
+		for i in $(seq 300); do
 			grep -q "0a4d:0001" /sys/class/infiniband/rxe0/ports/1/gids/* 2>/dev/null && break
 			sleep 0.1
 		done
+		# rdma_cm resolves $RV_ADDR through this GID: without it every run fails
+		grep -q "0a4d:0001" /sys/class/infiniband/rxe0/ports/1/gids/* 2>/dev/null ||
+			{ echo "rv_guest_setup: rxe0 has no GID for $RV_ADDR after 30 s"; return 1; }
 	fi
 	if ! grep -q zram /proc/swaps; then
 		modprobe zram || return 1
