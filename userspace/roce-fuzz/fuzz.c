@@ -953,6 +953,8 @@ int fz_batch(struct fz_world *w, uint64_t seed, uint64_t n, unsigned int kinds,
 	B.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 	w->finding[0] = 0;
 	st->batches[kind]++;
+	if (pct(15))
+		fz_odp_churn(w, &r);
 	switch (kind) {
 	case KIND_RESP:
 		err = batch_resp_or_junk(0);

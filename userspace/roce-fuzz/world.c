@@ -249,6 +249,25 @@ int fz_check_memory(struct fz_world *w)
 	return bad;
 }
 
+void fz_odp_churn(struct fz_world *w, struct rng *r)
+{
+	static const int odp[] = { MR_ODP, MR_ODP_SUBPAGE, MR_ODP_IOVA_HIGH, MR_ODP_IOVA_ZERO,
+				   MR_ODP_RO, MR_LOCAL_ODP };
+	struct fz_mr *m = &w->mr[odp[rng_below(r, 6)]];
+	size_t first = m->off & ~(PG - 1);
+	size_t end = (m->off + m->len + PG - 1) & ~(PG - 1);
+	size_t a = first + (size_t)rng_below(r, (end - first) / PG) * PG;
+	size_t n = (1 + (size_t)rng_below(r, 4)) * PG;
+
+	if (!m->odp || !m->mr)
+		return;
+	if (a + n > end)
+		n = end - a;
+	/* the pages go; rxe must fault in zero pages, and sees invalidations */
+	if (!madvise(m->map + a, n, MADV_DONTNEED))
+		memset(m->shadow + a, 0, n);
+}
+
 /* ---- /dev/kmsg ---- */
 
 int fz_check_kmsg(struct fz_world *w)

@@ -135,6 +135,10 @@ void fz_permit_remote(struct fz_world *w, uint32_t rkey, uint64_t va, uint64_t l
  * w->finding), clears the permits. */
 int fz_check_memory(struct fz_world *w);
 
+/* Drop a few pages of an ODP MR (MADV_DONTNEED): invalidations, and
+ * zero pages faulted in by the next access. */
+void fz_odp_churn(struct fz_world *w, struct rng *r);
+
 /* New kernel reports in /dev/kmsg since the last call: 1 (w->finding). */
 int fz_check_kmsg(struct fz_world *w);
 
