@@ -46,10 +46,12 @@ static inline uint64_t rng_u64(struct rng *r)
 	return res;
 }
 
-/* uniform in [0, n), n > 0 */
+/* uniform in [0, n); 0 for n == 0 (an empty range a caller computed) */
 static inline uint64_t rng_below(struct rng *r, uint64_t n)
 {
-	return rng_u64(r) % n;
+	uint64_t v = rng_u64(r);
+
+	return n ? v % n : 0;
 }
 
 /* true with probability pct/100 */
