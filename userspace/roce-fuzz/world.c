@@ -785,8 +785,14 @@ int fz_world_init(struct fz_world *w, const char *dev, uint64_t seed, int no_odp
 	    mk_mr(w, MR_LOCAL_ODP, "local-odp", 4 * PG, 0, 0, 0, IBV_ACCESS_LOCAL_WRITE | odp))
 		return -1;
 	m = &w->mr[MR_ODP_ROPAGE];
-	m->ro_off = PG;
-	m->ro_len = PG;
+	/*
+	 * Only ODP follows the process's page tables: a pinned MR (--no-odp)
+	 * keeps writing the page it pinned writable, PROT_READ or not.
+	 */
+	if (m->odp) {
+		m->ro_off = PG;
+		m->ro_len = PG;
+	}
 	if (mprotect(m->map + m->off + PG, PG, PROT_READ))
 		return werr(w, "mprotect: %s", strerror(errno));
 
