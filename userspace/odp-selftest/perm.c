@@ -13,6 +13,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -517,6 +519,85 @@ int t_perm_punch_hole(struct env *e)
 		TRY(run_case(e, &w));
 	}
 	TRY(file_is(&x, 3 * pg, pg, x.o, "the WRITE into the hole is not in the file"));
+	fix_free(&x);
+	return T_PASS;
+}
+
+/* ----------------------------------------------------- invalidation race */
+
+struct zapper {
+	char *p;
+	size_t len;
+	volatile int stop;
+	long rounds;
+};
+
+static void *zap_loop(void *arg)
+{
+	struct zapper *z = arg;
+
+	while (!z->stop) {
+		madvise(z->p, z->len, MADV_DONTNEED);
+		z->rounds++;
+		sched_yield();
+	}
+	return NULL;
+}
+
+/* The last page below EOF of a truncated file's ODP MR, zapped in a loop by
+ * another thread while RDMA WRITEs and READs hit it: every fault's
+ * fault-ahead fails (the next page is past EOF), and the access's own page
+ * may be invalidated after each fault that worked.  That must end in
+ * success (at worst after RNR NAKs), never in an access error: the failed
+ * fault-ahead's error is not the access's. */
+int t_perm_race(struct env *e)
+{
+	size_t pg = e->page, len = 8 * pg, s = 0;
+	struct zapper z = { 0 };
+	struct odpc c0, c1;
+	struct lb_pair p;
+	struct ibv_wc wc;
+	int i, n = 200, r = 0;
+	char *last;
+	pthread_t th;
+	struct fix x;
+
+	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
+	TRY(fix_make(e, &x, len, 1, ODP_ACC, PIN_ACC));
+	TRY(fix_map_all(e, &x));
+	CHECK(!ftruncate(x.fd, 4 * pg), "ftruncate: %s", strerror(errno));
+	last = x.f + 3 * pg;
+	TRY(rc_pair_create(e, &p, NULL));
+	odpc_read(e, &c0);
+	z.p = last;
+	z.len = pg;
+	CHECK(!pthread_create(&th, NULL, zap_loop, &z), "pthread_create");
+	for (i = 0; i < n; i++) {
+		/* even: WRITE o's slot s into the page; odd: READ it back */
+		if (!(i & 1))
+			s = (i / 2 * 64) % pg;
+		r = post_rdma(p.a.qp, i & 1 ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
+			      va(x.o + (i & 1 ? pg : 0) + s), 64, x.omr->lkey, va(last + s),
+			      x.fmr->rkey, i);
+		if (r)
+			break;
+		r = poll_ms(p.a.cq, &wc, PERM_BOUND_MS);
+		if (r != 1 || wc.status != IBV_WC_SUCCESS)
+			break;
+		if ((i & 1) && memcmp(x.o + pg + s, x.o + s, 64))
+			break;
+	}
+	z.stop = 1;
+	pthread_join(th, NULL);
+	CHECK(i == n, "access %d of %d while the page was zapped: %s", i + 1, n,
+	      r != 1 ? "no completion within the bound" :
+	      wc.status != IBV_WC_SUCCESS ? wc_str(wc.status) : "READ did not return the WRITE's data");
+	odpc_read(e, &c1);
+	diag("%d WRITEs/READs of the last page below EOF, zapped %ld times meanwhile: odp_faults +%ld, odp_rnr_naks +%ld, odp_fault_errors +%ld",
+	     n, z.rounds, c1.faults - c0.faults, c1.rnr_naks - c0.rnr_naks, c1.errors - c0.errors);
+	CHECK(c1.faults - c0.faults > 1, "the page was not refaulted: the zapping did not race the accesses");
+	CHECK(c1.errors == c0.errors, "odp_fault_errors moved for accesses that all worked");
+	lb_pair_destroy(&p);
 	fix_free(&x);
 	return T_PASS;
 }

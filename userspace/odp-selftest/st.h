@@ -41,6 +41,7 @@ int t_perm_truncate_pinned(struct env *e);
 int t_perm_hwpoison(struct env *e);
 int t_perm_prot(struct env *e);
 int t_perm_punch_hole(struct env *e);
+int t_perm_race(struct env *e);
 int t_perm_transient(struct env *e);
 
 /* Diagnostics go to stdout as "# ..." lines (TAP comments). */

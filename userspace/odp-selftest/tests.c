@@ -1703,6 +1703,7 @@ const struct test tests[] = {
 	{ "perm_hwpoison", t_perm_hwpoison, "MADV_HWPOISON'd page under an ODP MR: remote/local accesses fail within seconds; neighbours work" },
 	{ "perm_prot", t_perm_prot, "PROT_NONE and write-only pages under an ODP MR: errors within seconds, counted as fault errors, no RNR NAK" },
 	{ "perm_punch_hole", t_perm_punch_hole, "fallocate(PUNCH_HOLE) under an ODP MR: the hole reads zeros, WRITE/atomic land in the file, no fault error" },
+	{ "perm_race", t_perm_race, "a truncated file's last page zapped in a loop under WRITE/READ: a failed fault-ahead never fails the access" },
 	{ "perm_transient", t_perm_transient, "odp_fail_faults on a truncated file's MR: one RNR NAK / retry per failure, then the real outcome" },
 };
 const size_t n_tests = sizeof(tests) / sizeof(tests[0]);
