@@ -5,8 +5,10 @@
 # QP pairs with rnr_retry 7, each access bounded at 10 s: an ODP MR over a
 # memfd truncated under remote WRITE/READ/atomic and under local SGEs (and a
 # receive buffer), its pinned control, a MADV_HWPOISON'd page, PROT_NONE and
-# write-only pages, a punched hole that must read zeros, and transient
-# failures injected with odp_fail_faults on the same MR. Every case checks
+# write-only pages, a punched hole that must read zeros, the last page below
+# EOF zapped in a loop under traffic (a failed fault-ahead is not the
+# access's failure), and transient failures injected with odp_fail_faults on
+# the same MR. Every case checks
 # the completion status, the time to it, both QPs' states and the
 # odp_fault_errors / odp_rnr_naks / odp_fault_retries counters.
 # Poisoning a page makes the kernel print KERN_ERR "Memory failure: ..."

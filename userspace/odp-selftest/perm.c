@@ -31,7 +31,8 @@
  * (counted 1 ms sleeps, see poll_ms()).  Before rxe told permanent faults
  * from transient ones, the responder answered such a fault with RNR NAK
  * forever (the pairs use rnr_retry 7) and the requester retried a local
- * one for 30 s. */
+ * one for 30 s.  (Build with -DPERM_BOUND_MS=N to see how long a driver
+ * without the fix takes.) */
 #ifndef PERM_BOUND_MS
 #define PERM_BOUND_MS 10000
 #endif
