@@ -11,9 +11,10 @@
  * Lock order:
  *   mmap_lock (read)  ->  umem_mutex  ->  atomic_ops_lock
  * mmap_lock is only taken by ib_umem_odp_map_dma_and_lock() and, after a
- * failed fault, by rxe_odp_range_mapped(), both while rxe holds nothing;
- * atomic_ops_lock (a spinlock) is only taken for the read-modify-write
- * itself.
+ * failed fault, by rxe_odp_fault_cause(), both while rxe holds nothing;
+ * the faults both make under it may invalidate this very MR, which takes
+ * umem_mutex inside mmap_lock as above. atomic_ops_lock (a spinlock) is
+ * only taken for the read-modify-write itself.
  *
  * Invalidate contract: rxe_odp_invalidate() takes umem_mutex, bumps the
  * notifier sequence and clears every dma_list entry overlapping the range.
@@ -25,12 +26,14 @@
  *
  * Fault contract: rxe_odp_map_range_and_lock() is the one way to reach ODP
  * pages; it returns with umem_mutex held and the range valid for the
- * access. It faults read-only for reads, so reading never breaks COW or
- * dirties a page, and read-write for writes. It runs in process context or
- * in the rxe_wq worker and is never called with umem_mutex or a spinlock
- * held: a fault may sleep, and may invalidate this very MR (COW break,
- * zero page replaced). Nothing under umem_mutex may allocate memory, since
- * reclaim can call back into rxe_odp_invalidate().
+ * access, or fails with -EAGAIN (memory pressure: retry later) or -EFAULT
+ * (never going to work: fail the access). It faults read-only for reads,
+ * so reading never breaks COW or dirties a page, and read-write for
+ * writes. It runs in process context or in the rxe_wq worker and is never
+ * called with umem_mutex or a spinlock held: a fault may sleep, and may
+ * invalidate this very MR (COW break, zero page replaced). Nothing under
+ * umem_mutex may allocate memory, since reclaim can call back into
+ * rxe_odp_invalidate().
  *
  * Page aging (rxe_odp_young.c): rxe reaches ODP pages through kmap, so the
  * owner's PTE accessed bits never show that rxe used them. Every access
@@ -50,6 +53,7 @@
 #include <linux/mmu_notifier.h>
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
+#include <linux/sched/mm.h>
 #include <rdma/ib_umem_odp.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/restrack.h>
@@ -83,11 +87,13 @@ MODULE_PARM_DESC(odp_fail_faults,
 /*
  * Fault attempts per access: the first one includes the fault-ahead pages,
  * the others only what the access needs, and they are only made while the
- * faults succeed but the range is invalidated again before it is used. A
- * fault that fails is not retried here: when the failure is transient the
- * caller retries the whole access later (RNR NAK on the responder, a later
- * pass of the send task on the requester and completer), so the worker
- * does not sit in hmm_range_fault() for seconds while the peer times out.
+ * faults succeed but the range is invalidated again before it is used, or
+ * after a failed fault-ahead, or when the core could fault in what hmm
+ * could not. A fault that fails for memory pressure is not retried here:
+ * the caller retries the whole access later (RNR NAK on the responder, a
+ * later pass of the send task on the requester and completer), so the
+ * worker does not sit in hmm_range_fault() for seconds while the peer
+ * times out.
  */
 #define RXE_ODP_FAULT_TRIES	5
 
@@ -286,59 +292,76 @@ static bool rxe_odp_inject_failure(void)
 }
 
 /*
- * hmm_range_fault() turns every VM_FAULT_ERROR into -EFAULT, also a memcg
- * charge that failed under the cgroup's limit, so -EFAULT alone does not
- * tell a range that is gone from one that could not be populated right
- * now. The VMAs do: if [va, va + len) is still mapped with the permission
- * the access needs, the failure is worth retrying.
+ * hmm_range_fault() turns every VM_FAULT_ERROR into -EFAULT: a page the
+ * memory cgroup could not charge right now (VM_FAULT_OOM) looks the same as
+ * a file page past EOF (SIGBUS), a poisoned page or a VM_FAULT_SIGSEGV, and
+ * it reports a poisoned PTE as -EFAULT without faulting at all. Ask the
+ * core for the real cause: fault the pages of [va, va + len) again, in
+ * order, with fixup_user_fault(), which returns the first failing page's
+ * error as vm_fault_to_errno() maps it: -ENOMEM for VM_FAULT_OOM, -EFAULT
+ * for SIGBUS, SIGSEGV and HWPOISON and for an address outside any VMA or
+ * without the permission. It is called without @unlocked, so, like hmm's
+ * own faults (FAULT_FLAG_REMOTE, no ALLOW_RETRY), it never drops mmap_lock
+ * and never waits for a userfaultfd handler: it sees what hmm saw and
+ * blocks the worker no longer than hmm's fault did. What hmm refuses
+ * whatever the core could do (VM_IO/VM_PFNMAP, a VMA without VM_READ) is
+ * refused here first, or a successful probe would make it look transient.
+ *
+ * Returns 0 when every page faulted in now, else the first page's error.
  */
-static bool rxe_odp_range_mapped(struct ib_umem_odp *odp, u64 va,
-				 unsigned int len, bool write)
+static int rxe_odp_fault_cause(struct ib_umem_odp *odp, u64 va,
+			       unsigned int len, bool write)
 {
-	unsigned long need = write ? VM_WRITE : VM_READ;
+	unsigned int flags = FAULT_FLAG_REMOTE | (write ? FAULT_FLAG_WRITE : 0);
 	struct mm_struct *mm = odp->umem.owning_mm;
+	unsigned long addr = ALIGN_DOWN(va, PAGE_SIZE);
 	struct vm_area_struct *vma;
 	u64 end = va + len;
-	bool mapped = true;
+	int err = 0;
 
 	if (!mmget_not_zero(mm))
-		return false;
+		return -EFAULT;
 	mmap_read_lock(mm);
-	while (va < end) {
-		vma = vma_lookup(mm, va);
+	for (; !err && addr < end; addr += PAGE_SIZE) {
+		vma = vma_lookup(mm, addr);
 		if (!vma || (vma->vm_flags & (VM_IO | VM_PFNMAP)) ||
-		    !(vma->vm_flags & need)) {
-			mapped = false;
-			break;
-		}
-		va = vma->vm_end;
+		    !(vma->vm_flags & VM_READ))
+			err = -EFAULT;
+		else
+			err = fixup_user_fault(mm, addr, flags, NULL);
 	}
 	mmap_read_unlock(mm);
-	mmput(mm);
+	mmput_async(mm);
 
-	return mapped;
+	return err;
 }
 
 /*
- * A fault failure is transient when hmm gave up on a range that kept being
- * invalidated (-EBUSY; our own COW breaks do that), ran out of memory, or
- * the range was re-invalidated on every try (-EAGAIN), and when an -EFAULT
- * hit a range that is still mapped. Anything else (-EPERM, a dead mm) is a
- * protection error.
+ * Classify a failed fault of the access [va, va + len): -EAGAIN when it is
+ * memory pressure, which goes away (hmm gave up on a range invalidated for
+ * longer than it waits: -EBUSY; -ENOMEM, also a failed memcg charge), so
+ * the caller retries later; -EFAULT when it never will (no VMA, no
+ * permission, SIGBUS, SIGSEGV, HWPOISON, -EPERM for a write to a read-only
+ * VMA, -EINVAL for a dead owner); 0 when the core faulted the pages in just
+ * now, so hmm should be asked again at once.
  */
-static bool rxe_odp_fault_transient(struct ib_umem_odp *odp, int err, u64 va,
-				    unsigned int len, bool write)
+static int rxe_odp_fault_failed(struct ib_umem_odp *odp, int err, u64 va,
+				unsigned int len, bool write)
 {
 	switch (err) {
 	case -EBUSY:
-	case -EAGAIN:
 	case -ENOMEM:
-		return true;
+		return -EAGAIN;
 	case -EFAULT:
-		return rxe_odp_range_mapped(odp, va, len, write);
+		break;
 	default:
-		return false;
+		return -EFAULT;
 	}
+
+	err = rxe_odp_fault_cause(odp, va, len, write);
+	if (err == -ENOMEM)
+		return -EAGAIN;
+	return err ? -EFAULT : 0;
 }
 
 /*
@@ -346,11 +369,11 @@ static bool rxe_odp_fault_transient(struct ib_umem_odp *odp, int err, u64 va,
  * @write: the access writes, so the pages must be mapped writable
  *
  * Returns 0 with umem_mutex held; without it, -EAGAIN when the range could
- * not be faulted in now but may be later, or -EFAULT when it cannot be
- * accessed (unmapped, no permission, owner gone). When a fault is needed
- * it also covers up to odp_fault_ahead following pages of
- * the MR that are not mapped with the needed permission yet, so a stream
- * of MTU-sized packets does not fault once per packet.
+ * not be faulted in now for memory pressure but may be later, or -EFAULT
+ * when it can never be accessed (see rxe_odp_fault_failed()). When a fault
+ * is needed it also covers up to odp_fault_ahead following pages of the MR
+ * that are not mapped with the needed permission yet, so a stream of
+ * MTU-sized packets does not fault once per packet.
  */
 static int rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
 				      unsigned int len, bool write)
@@ -359,13 +382,14 @@ static int rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
 	u64 perm = ODP_READ_ALLOWED_BIT | (write ? ODP_WRITE_ALLOWED_BIT : 0);
 	unsigned int shift = odp->page_shift;
 	unsigned long first, last, need, idx, stop, max_idx, ahead;
+	int tries, np, err, resolved = 0;
 	u64 start;
-	int tries, np, err = -EAGAIN;
 
 	might_sleep();
 
 	if (write && !odp->umem.writable) {
-		err = -EPERM;
+		np = -EPERM;
+		err = -EFAULT;
 		goto out_err;
 	}
 
@@ -394,13 +418,18 @@ static int rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
 			last++;
 		mutex_unlock(&odp->umem_mutex);
 
-		if (tries == RXE_ODP_FAULT_TRIES)
+		if (tries == RXE_ODP_FAULT_TRIES) {
+			/* the faults worked, the range was invalidated after each */
+			np = -EAGAIN;
+			err = -EAGAIN;
 			goto out_err;
+		}
 		if (tries > 1)
 			cond_resched();
 
 		if (unlikely(rxe_odp_inject_failure())) {
-			err = -EBUSY;
+			np = -EBUSY;
+			err = rxe_odp_fault_failed(odp, np, va, len, write);
 			goto out_err;
 		}
 
@@ -408,23 +437,41 @@ static int rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
 		np = ib_umem_odp_map_dma_and_lock(odp, start,
 						  (u64)(last - idx + 1) << shift,
 						  perm, true);
-		if (np < 0) {
-			err = np;
-			/* only a fault-ahead failure is worth a second try */
-			if (last == need)
-				goto out_err;
-			mutex_lock(&odp->umem_mutex);
+		if (np >= 0) {
+			resolved = 0;
+			rxe_odp_count(odp, mr, RXE_ODP_STAT_FAULTS, 1);
+			rxe_odp_count(odp, mr, RXE_ODP_STAT_PAGES_FAULTED,
+				      (u64)np << rxe_odp_subpage_shift(odp));
 			continue;
 		}
-		rxe_odp_count(odp, mr, RXE_ODP_STAT_FAULTS, 1);
-		rxe_odp_count(odp, mr, RXE_ODP_STAT_PAGES_FAULTED,
-			      (u64)np << rxe_odp_subpage_shift(odp));
+
+		/*
+		 * A failed fault-ahead says nothing about the access: try
+		 * again without it. Only a failure of the access's own
+		 * pages decides, and only from this attempt's error.
+		 */
+		if (last == need) {
+			err = rxe_odp_fault_failed(odp, np, va, len, write);
+			if (err)
+				goto out_err;
+			/*
+			 * The core faulted in what hmm could not. If hmm
+			 * fails on it again right after, it cannot map
+			 * what the core can (a special PTE): permanent.
+			 */
+			if (++resolved == 2) {
+				err = -EFAULT;
+				goto out_err;
+			}
+		}
+		mutex_lock(&odp->umem_mutex);
 	}
 
 out_err:
-	rxe_dbg_mr(mr, "%s fault at va %#llx length %u failed, err = %d\n",
-		   write ? "write" : "read", va, len, err);
-	if (rxe_odp_fault_transient(odp, err, va, len, write))
+	rxe_dbg_mr(mr, "%s fault at va %#llx length %u failed, err = %d: %s\n",
+		   write ? "write" : "read", va, len, np,
+		   err == -EAGAIN ? "retry later" : "access error");
+	if (err == -EAGAIN)
 		return -EAGAIN;
 	rxe_odp_count(odp, mr, RXE_ODP_STAT_FAULT_ERRORS, 1);
 	return -EFAULT;

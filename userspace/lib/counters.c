@@ -21,19 +21,24 @@ long long vmstat(const char *name)
 	return found;
 }
 
-long long hw_counter_read(const char *dev, unsigned int port, const char *name)
+long long file_number(const char *path)
 {
-	char path[256];
 	long long v = -1;
-	FILE *f;
+	FILE *f = fopen(path, "r");
 
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/hw_counters/%s", dev,
-		 port, name);
-	f = fopen(path, "r");
 	if (!f)
 		return -1;
 	if (fscanf(f, "%lld", &v) != 1)
 		v = -1;
 	fclose(f);
 	return v;
+}
+
+long long hw_counter_read(const char *dev, unsigned int port, const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/hw_counters/%s", dev,
+		 port, name);
+	return file_number(path);
 }

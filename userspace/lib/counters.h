@@ -6,6 +6,10 @@
 #ifndef RXE_ODP_COUNTERS_H
 #define RXE_ODP_COUNTERS_H
 
+/* The number a sysfs/procfs file starts with (a counter, a module
+ * parameter), or -1 if it cannot be read. */
+long long file_number(const char *path);
+
 /* The /proc/vmstat counter name, or -1 if it cannot be read. */
 long long vmstat(const char *name);
 

@@ -68,6 +68,9 @@ static void test_counters(void)
 	CHECK(vmstat("nr_free_page") == -1);	/* a prefix is not the counter */
 	CHECK(vmstat("no_such_counter") == -1);
 	CHECK(hw_counter_read("no-such-rdma-dev", 1, "odp_faults") == -1);
+	CHECK(file_number("/proc/sys/kernel/pid_max") > 0);
+	CHECK(file_number("/proc/self/comm") == -1);	/* not a number */
+	CHECK(file_number("/no/such/file") == -1);
 }
 
 int main(void)

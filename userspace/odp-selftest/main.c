@@ -34,18 +34,26 @@ static void usage(FILE *f)
 "  -g, --gid INDEX     GID index (default: $RXE_GID, else the IPv4-mapped GID)\n"
 "  -t, --timeout SEC   kill a test that runs longer than this (default 300)\n"
 "  -w, --wait MS       wait at most MS for one completion (default 30000)\n"
+"  -x, --exclude GLOB  skip the tests whose name matches GLOB (repeatable)\n"
 "  -l, --list          list the tests with a one-line description and exit\n"
 "  -v, --verbose       more '# ...' detail\n"
 "  -h, --help          this text\n"
 "\n"
 "NAME-or-GLOB selects tests by name (shell globs allowed, e.g. 'err_*');\n"
-"without one, every test runs.\n");
+"without one, every test runs (but those --exclude names).\n");
 }
+
+#define MAX_EXCLUDE 16
+static const char *excl[MAX_EXCLUDE];
+static int n_excl;
 
 static int selected(const char *name, char **pats, int n)
 {
 	int i;
 
+	for (i = 0; i < n_excl; i++)
+		if (!fnmatch(excl[i], name, 0))
+			return 0;
 	if (!n)
 		return 1;
 	for (i = 0; i < n; i++)
@@ -120,6 +128,7 @@ int main(int argc, char **argv)
 		{ "gid", required_argument, NULL, 'g' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "wait", required_argument, NULL, 'w' },
+		{ "exclude", required_argument, NULL, 'x' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -134,12 +143,19 @@ int main(int argc, char **argv)
 
 	if (g && *g)
 		tmpl.gid_opt = atoi(g);
-	while ((c = getopt_long(argc, argv, "d:g:t:w:lvh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:g:t:w:x:lvh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'd': tmpl.dev_name = optarg; break;
 		case 'g': tmpl.gid_opt = atoi(optarg); break;
 		case 't': timeout = atoi(optarg); break;
 		case 'w': tmpl.poll_ms = atoi(optarg); break;
+		case 'x':
+			if (n_excl == MAX_EXCLUDE) {
+				fprintf(stderr, "odp-selftest: more than %d --exclude\n", MAX_EXCLUDE);
+				return 2;
+			}
+			excl[n_excl++] = optarg;
+			break;
 		case 'l': list = 1; break;
 		case 'v': tmpl.verbose = 1; break;
 		case 'h': usage(stdout); return 0;

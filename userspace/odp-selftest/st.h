@@ -34,6 +34,16 @@ struct test {
 extern const struct test tests[];
 extern const size_t n_tests;
 
+/* perm.c: permanent vs transient fault failures */
+int t_perm_truncate_remote(struct env *e);
+int t_perm_truncate_local(struct env *e);
+int t_perm_truncate_pinned(struct env *e);
+int t_perm_hwpoison(struct env *e);
+int t_perm_prot(struct env *e);
+int t_perm_punch_hole(struct env *e);
+int t_perm_race(struct env *e);
+int t_perm_transient(struct env *e);
+
 /* Diagnostics go to stdout as "# ..." lines (TAP comments). */
 void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -61,6 +71,13 @@ void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 	} while (0)
 
 /* ---- verbs helpers (verbs.c) ---- */
+static inline uint64_t va(const void *p)
+{
+	return (uint64_t)(uintptr_t)p;
+}
+
+/* ibv_reg_mr on the test's PD (ODP if acc has it); NULL after a diag line */
+struct ibv_mr *reg(struct env *e, void *buf, size_t len, int acc);
 int env_open(struct env *e);
 void env_close(struct env *e);
 int has_odp(const struct env *e);
@@ -85,6 +102,8 @@ int post_srq_recv(struct ibv_srq *srq, uint64_t addr, uint32_t len, uint32_t lke
 		  uint64_t wr_id);
 /* 1 = got one completion in *wc, 0 = none within e->poll_ms, -1 = poll error */
 int poll_one(struct env *e, struct ibv_cq *cq, struct ibv_wc *wc);
+/* The same within ms (counted 1 ms sleeps, not a clock) */
+int poll_ms(struct ibv_cq *cq, struct ibv_wc *wc, int ms);
 /* Wait for one completion and check its status. */
 int expect_wc(struct env *e, struct ibv_cq *cq, enum ibv_wc_status st, const char *what);
 /* No completion at all shows up on cq within ms. */
@@ -92,6 +111,15 @@ int expect_no_wc(struct ibv_cq *cq, int ms, const char *what);
 
 /* ---- system probes (sys.c) ---- */
 long hw_counter(struct env *e, const char *name); /* -1 if absent */
+
+/* The ODP counters rxe-odp's driver exports (-1 each on other drivers). */
+struct odpc {
+	long faults, pages_faulted, invalidations, pages_invalidated, errors;
+	long rnr_naks, retries;		/* odp_rnr_naks, odp_fault_retries */
+};
+
+void odpc_read(struct env *e, struct odpc *c);	/* current values, not the core's cache */
+int odpc_present(const struct odpc *c);
 int mr_count(const char *dev);                   /* rdma resource show; -1 on error */
 long resident_pages(void *addr, size_t len);     /* via mincore; -1 on error */
 uint64_t pfn_of(void *addr);                     /* /proc/self/pagemap; 0 = not present/unknown */

@@ -26,6 +26,28 @@ long hw_counter(struct env *e, const char *name)
 	return hw_counter_read(e->dev_name, e->dev.port, name);
 }
 
+void odpc_read(struct env *e, struct odpc *c)
+{
+	/* ib_core caches hw_counters for "lifespan" ms: let any cached
+	 * snapshot expire so the values read are current. */
+	long life = hw_counter(e, "lifespan");
+
+	if (life >= 0)
+		usleep((life + 5) * 1000);
+	c->faults = hw_counter(e, "odp_faults");
+	c->pages_faulted = hw_counter(e, "odp_pages_faulted");
+	c->invalidations = hw_counter(e, "odp_invalidations");
+	c->pages_invalidated = hw_counter(e, "odp_pages_invalidated");
+	c->errors = hw_counter(e, "odp_fault_errors");
+	c->rnr_naks = hw_counter(e, "odp_rnr_naks");
+	c->retries = hw_counter(e, "odp_fault_retries");
+}
+
+int odpc_present(const struct odpc *c)
+{
+	return c->faults >= 0 && c->invalidations >= 0;
+}
+
 /* Number of MRs restrack knows on dev (all processes), from the summary line
  * "0: rxe0: pd 1 cq 2 qp 1 cm_id 0 mr 3 ctx 1 srq 0". */
 int mr_count(const char *dev)

@@ -23,45 +23,6 @@
 
 #define HPAGE (2UL << 20)
 
-static uint64_t va(const void *p)
-{
-	return (uint64_t)(uintptr_t)p;
-}
-
-static struct ibv_mr *reg(struct env *e, void *buf, size_t len, int acc)
-{
-	struct ibv_mr *mr = lb_reg_mr(&e->dev, buf, len, acc);
-
-	if (!mr)
-		diag("%s", e->dev.err);
-	return mr;
-}
-
-/* The ODP counters rxe-odp's driver exports; absent on other drivers. */
-struct odpc {
-	long faults, pages_faulted, invalidations, pages_invalidated, errors;
-};
-
-static void odpc_read(struct env *e, struct odpc *c)
-{
-	/* ib_core caches hw_counters for "lifespan" ms: let any cached
-	 * snapshot expire so the values read are current. */
-	long life = hw_counter(e, "lifespan");
-
-	if (life >= 0)
-		usleep((life + 5) * 1000);
-	c->faults = hw_counter(e, "odp_faults");
-	c->pages_faulted = hw_counter(e, "odp_pages_faulted");
-	c->invalidations = hw_counter(e, "odp_invalidations");
-	c->pages_invalidated = hw_counter(e, "odp_pages_invalidated");
-	c->errors = hw_counter(e, "odp_fault_errors");
-}
-
-static int odpc_present(const struct odpc *c)
-{
-	return c->faults >= 0 && c->invalidations >= 0;
-}
-
 /* A simple RC transfer world: pair + requester buffer (src) + responder buffer (dst). */
 struct world {
 	struct lb_pair p;
@@ -1736,5 +1697,13 @@ const struct test tests[] = {
 	{ "thp_split", t_thp_split, "THP-backed ODP MR split by partial munmap / NOHUGEPAGE+DONTNEED: invalidated, RDMA verified" },
 	{ "thp_collapse", t_thp_collapse, "MADV_COLLAPSE migrates 4 KiB pages into a THP under an ODP MR: RDMA follows the new page" },
 	{ "compaction", t_compaction, "compact_memory migrates pages under an ODP MR: invalidated, RDMA WRITE visible after" },
+	{ "perm_truncate_remote", t_perm_truncate_remote, "ODP MR over a truncated MAP_SHARED file: remote WRITE/READ/atomic past EOF -> REM_ACCESS_ERR within seconds, no RNR NAK" },
+	{ "perm_truncate_local", t_perm_truncate_local, "truncated file under local SGEs (WRITE/SEND source, READ/atomic destination, RECV buffer): error within seconds, no retries" },
+	{ "perm_truncate_pinned", t_perm_truncate_pinned, "control: a pinned MR over a truncated file completes RDMA past EOF; the data is lost to the file" },
+	{ "perm_hwpoison", t_perm_hwpoison, "MADV_HWPOISON'd page under an ODP MR: remote/local accesses fail within seconds; neighbours work" },
+	{ "perm_prot", t_perm_prot, "PROT_NONE and write-only pages under an ODP MR: errors within seconds, counted as fault errors, no RNR NAK" },
+	{ "perm_punch_hole", t_perm_punch_hole, "fallocate(PUNCH_HOLE) under an ODP MR: the hole reads zeros, WRITE/atomic land in the file, no fault error" },
+	{ "perm_race", t_perm_race, "a truncated file's last page zapped in a loop under WRITE/READ: a failed fault-ahead never fails the access" },
+	{ "perm_transient", t_perm_transient, "odp_fail_faults on a truncated file's MR: one RNR NAK / retry per failure, then the real outcome" },
 };
 const size_t n_tests = sizeof(tests) / sizeof(tests[0]);

@@ -6,6 +6,15 @@
 #include <string.h>
 #include <unistd.h>
 
+struct ibv_mr *reg(struct env *e, void *buf, size_t len, int acc)
+{
+	struct ibv_mr *mr = lb_reg_mr(&e->dev, buf, len, acc);
+
+	if (!mr)
+		diag("%s", e->dev.err);
+	return mr;
+}
+
 int env_open(struct env *e)
 {
 	if (lb_dev_open(&e->dev, e->dev_name, 1)) {
@@ -172,7 +181,7 @@ int post_srq_recv(struct ibv_srq *srq, uint64_t addr, uint32_t len, uint32_t lke
 
 /* The deadline counts 1 ms sleeps rather than reading a clock: a starved TCG
  * guest's clock can jump by minutes, which must not look like a hang. */
-static int poll_ms(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
+int poll_ms(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
 {
 	int n, i;
 
