@@ -11,7 +11,7 @@
 # (the aging step alone: 3-5 minutes on a lightly loaded host).
 # --smoke: tiny sizes, one run each (what tests/guest/90-bench-smoke.sh does).
 # --steps: only these steps, in this order (default all: perftest steady reg
-#          pass batch inval pressure aging); the name gets "-<steps>" appended
+#          pass batch inval pressure aging young); the name gets "-<steps>" appended
 #          (e.g. --steps aging -> <name>-aging) and the report says it is partial.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
