@@ -52,7 +52,8 @@ for layout in outside inside; do
 	ya_off=$(val "$log" young-answers off sum) || fail "$layout: no young-answers rows"
 	ya_on=$(val "$log" young-answers on sum) || fail "$layout: no young-answers rows"
 	[ "$ya_off" = 0 ] || fail "$layout: odp_aging=N answered $ya_off young callbacks"
-	read -r ratio pairs < <(median_ratio "$log") || fail "$layout: no on/off pair"
+	r=$(median_ratio "$log") || fail "$layout: no on/off pair"
+	ratio=${r% *} pairs=${r#* }
 	[ "$pairs" = 3 ] || fail "$layout: $pairs on/off pairs, expected 3"
 	echo "N=$N $layout: registration $(secs "$reg") s; fastest memory.reclaim: aging off $(secs "$off") s," \
 		"on $(secs "$on") s; on/off per pair: $(awk -F, '$2 == "reclaim" { t[$3, $6] = $7 } END { for (i = 1; i <= 3; i++) printf " %.2f", t["on", i] / t["off", i] }' "$log"), median $ratio" \

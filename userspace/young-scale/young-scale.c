@@ -64,7 +64,9 @@ struct opts {
 	long hot_us;
 	int inval_reps;
 	int warmup;
+	bool keep;
 	const char *perf_ctl;
+	char lru_gen_memcg[256];	/* the cgroup as /sys/kernel/debug/lru_gen names it */
 	char tag[64];
 };
 
@@ -112,9 +114,10 @@ static void usage(FILE *f)
 "  -H, --hot            keep one page of MR 0 in RDMA use while reclaim runs\n"
 "                       (an RDMA WRITE every --hot-us)\n"
 "  -u, --hot-us US      pause between two hot WRITEs (default 1000)\n"
-"  -w, --warmup N       uncounted reclaims before the repetitions (default 1:\n"
-"                       the first one reclaims freshly allocated pages, the\n"
-"                       others swapped-in ones)\n"
+"  -w, --warmup N       uncounted reclaims before the repetitions (default 1)\n"
+"  -k, --keep           do not drop the data before writing it again: what a\n"
+"                       reclaim took is swapped back in (by default every\n"
+"                       reclaim starts from freshly faulted data)\n"
 "  -i, --inval-reps N   also time invalidations, N repetitions (default 0)\n"
 "  -P, --perf-ctl FIFO  write 'enable' / 'disable' to this perf --control fifo\n"
 "                       around each counted memory.reclaim (profile only that)\n"
@@ -128,8 +131,9 @@ static void usage(FILE *f)
 "size = N, tag = layout (+hot):\n"
 "  reg / dereg, mode odp: time to register / deregister all N MRs (us);\n"
 "  reclaim, mode off|on: one memory.reclaim write (us), with pswpout and\n"
-"  young-answers (rxe's odp_young_answers) deltas, and short = 1 when\n"
-"  memory.reclaim could not reclaim it all;\n"
+"  young-answers (rxe's odp_young_answers) deltas, aging-passes (MGLRU\n"
+"  generations the reclaim created, from /sys/kernel/debug/lru_gen) and\n"
+"  short = 1 when memory.reclaim could not reclaim it all;\n"
 "  inval-dontneed-outside, inval-munmap-outside (%lu pages), inval-dontneed-mr\n"
 "  (one MR page mapped by an RDMA READ just before), mode on: mean time of\n"
 "  one operation over %d (us);\n"
@@ -178,6 +182,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "hot-us", required_argument, NULL, 'u' },
 		{ "inval-reps", required_argument, NULL, 'i' },
 		{ "warmup", required_argument, NULL, 'w' },
+		{ "keep", no_argument, NULL, 'k' },
 		{ "perf-ctl", required_argument, NULL, 'P' },
 		{ "param", required_argument, NULL, 'p' },
 		{ "dev", required_argument, NULL, 'd' },
@@ -196,7 +201,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	};
 	if (env && !tool_parse_long(env, 0, 255, &v))
 		o->gid = (int)v;
-	while ((c = getopt_long(argc, argv, "c:n:l:s:R:r:M:Hu:i:w:P:p:d:g:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:n:l:s:R:r:M:Hu:i:w:kP:p:d:g:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'c': o->cgroup = optarg; break;
 		case 'n':
@@ -243,6 +248,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				goto bad;
 			o->warmup = (int)v;
 			break;
+		case 'k': o->keep = true; break;
 		case 'P': o->perf_ctl = optarg; break;
 		case 'p': o->param = optarg; break;
 		case 'd': o->dev = optarg; break;
@@ -275,6 +281,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	snprintf(o->tag, sizeof(o->tag), "%s%s", o->layout == INSIDE ? "inside" : "outside",
 		 o->hot ? "+hot" : "");
+	/* lru_gen names a cgroup by its path below the cgroup2 mount */
+	if (!strncmp(o->cgroup, "/sys/fs/cgroup/", 15))
+		snprintf(o->lru_gen_memcg, sizeof(o->lru_gen_memcg), "%s", o->cgroup + 14);
 	return 0;
 bad:
 	fprintf(stderr, "young-scale: bad value '%s' for option -%c (see --help)\n", optarg, c);
@@ -326,11 +335,19 @@ static int region_map(struct state *s)
 	return 0;
 }
 
-/* Write every data page: what reclaim took comes back (swap-in) */
+/*
+ * Write every data page before a reclaim. By default the data is dropped
+ * first (MADV_DONTNEED, which also frees its swap), so every reclaim finds
+ * the same state: all data freshly faulted, in the youngest generation.
+ * With --keep what the last reclaim took is swapped back in instead, and
+ * how much of it MGLRU must age first varies from one reclaim to the next.
+ */
 static void region_touch(struct state *s)
 {
 	size_t p;
 
+	if (!s->o->keep && madvise(s->base, s->pages * PAGE, MADV_DONTNEED))
+		fprintf(stderr, "young-scale: madvise(DONTNEED): %s\n", strerror(errno));
 	for (p = 0; p < s->pages; p++)
 		if (!is_mr_page(s, p))
 			s->base[p * PAGE] = (char)p | 1;
@@ -507,12 +524,36 @@ static long long young_answers(const struct opts *o)
 	return hw_counter_read(o->dev, 1, "odp_young_answers");
 }
 
+/* The cgroup's largest MGLRU generation number over the nodes, or -1 */
+static long long lru_gen_max_seq(const struct opts *o)
+{
+	FILE *f = fopen("/sys/kernel/debug/lru_gen", "r");
+	char line[512], path[256];
+	long long seq, max = -1;
+	bool ours = false;
+	int id;
+
+	if (!f || !o->lru_gen_memcg[0]) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "memcg %d %255s", &id, path) == 2)
+			ours = !strcmp(path, o->lru_gen_memcg);
+		else if (ours && sscanf(line, " %lld", &seq) == 1 && seq > max)
+			max = seq;
+	}
+	fclose(f);
+	return max;
+}
+
 static int reclaim_one(struct state *s, bool aging, int rep)
 {
 	const struct opts *o = s->o;
 	const char *mode = aging ? "on" : "off";
 	char path[512], val[32];
-	long long sw0, sw1, y0, y1;
+	long long sw0, sw1, y0, y1, g0, g1;
 	double t0, t1;
 	int err;
 
@@ -526,6 +567,7 @@ static int reclaim_one(struct state *s, bool aging, int rep)
 	snprintf(val, sizeof(val), "%zu", o->reclaim);
 	y0 = young_answers(o);
 	sw0 = vmstat("pswpout");
+	g0 = lru_gen_max_seq(o);
 	if (o->perf_ctl && rep)
 		sysfile_write(o->perf_ctl, "enable\n");
 	t0 = tool_now_us();
@@ -533,6 +575,7 @@ static int reclaim_one(struct state *s, bool aging, int rep)
 	t1 = tool_now_us();
 	if (o->perf_ctl && rep)
 		sysfile_write(o->perf_ctl, "disable\n");
+	g1 = lru_gen_max_seq(o);
 	sw1 = vmstat("pswpout");
 	y1 = young_answers(o);
 	if (err && err != -EAGAIN) {
@@ -547,6 +590,8 @@ static int reclaim_one(struct state *s, bool aging, int rep)
 		row(o, "pswpout", mode, rep, (double)(sw1 - sw0), "pages");
 	if (y0 >= 0 && y1 >= 0)
 		row(o, "young-answers", mode, rep, (double)(y1 - y0), "count");
+	if (g0 >= 0 && g1 >= 0)
+		row(o, "aging-passes", mode, rep, (double)(g1 - g0), "count");
 	return 0;
 }
 
