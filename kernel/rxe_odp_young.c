@@ -37,16 +37,23 @@
  *   1. ymm->nr_young counts the set bits of all the mm's MRs: 0 (no page
  *      used by rxe since reclaim last cleared it) answers every call at
  *      once, without a lock;
- *   2. [span_start, span_end) covers every MR: a range outside it is
- *      answered without a lock;
+ *   2. [young_start, young_end) covers every page rxe marked since
+ *      nr_young was last 0: a range outside it is answered without a
+ *      lock. rxe_odp_young_mark() widens it, the callback that clears
+ *      the last set bit empties it. So one page in RDMA use among 10,000
+ *      MRs makes the calls about that page look it up, not every call
+ *      about the pages around it;
  *   3. otherwise the interval tree finds the overlapping MRs in O(log N)
  *      under ymm->lock, and their bits are tested and cleared a word
  *      (64 pages) at a time.
- * 1 and 2 are read without the lock; racing with a registration or an
- * access they may answer "not young" for a page rxe is using at that very
- * moment, which the next aging pass sees - the same race the bits have
- * with the accesses themselves. An answer never depends on an MR's bits
- * being exact: they are advice to reclaim, not part of any translation.
+ * 1 and 2 are read without the lock; racing with an access they may
+ * answer "not young" for a page rxe is using at that very moment, which
+ * the next aging pass sees - the same race the bits have with the
+ * accesses themselves. The young span can lose a widening to a
+ * concurrent emptying; every access widens it again, so a page in use is
+ * missed until its next access at most. An answer never depends on an
+ * MR's bits being exact: they are advice to reclaim, not part of any
+ * translation.
  *
  * Lifetime:
  *   rxe_odp_young_attach(), at ODP MR registration (process context, the
@@ -74,7 +81,7 @@
  *   `rdma link delete` races with reclaim.
  *
  * Locks and contexts:
- *   ymm->lock (spinlock) protects the tree and the span. Attach and detach
+ *   ymm->lock (spinlock) protects the tree. Attach and detach
  *   take it in process context, the callbacks under the core's SRCU read
  *   lock and usually a page-table spinlock: rmap walk
  *   (folio_referenced_one), MGLRU look-around and page-table walk,
@@ -118,11 +125,11 @@ MODULE_PARM_DESC(odp_aging,
 /* One per mm that owns ODP MRs on rxe */
 struct rxe_odp_young_mm {
 	struct mmu_notifier	mn;
-	spinlock_t		lock;		/* tree and span */
+	spinlock_t		lock;		/* tree */
 	struct rb_root_cached	tree;		/* rxe_odp_young by user range */
-	unsigned long		span_start;	/* every MR lies in */
-	unsigned long		span_end;	/* [span_start, span_end) */
 	atomic_long_t		nr_young;	/* set bits of all its MRs */
+	atomic_long_t		young_start;	/* every marked page lies in */
+	atomic_long_t		young_end;	/* [young_start, young_end) */
 };
 
 /* One per ODP MR */
@@ -152,6 +159,32 @@ static inline unsigned long rxe_odp_young_mask(unsigned long w,
 	return mask;
 }
 
+/* Nothing marked any more: no range can be young until the next mark */
+static inline void rxe_odp_young_empty(struct rxe_odp_young_mm *ymm)
+{
+	atomic_long_set(&ymm->young_start, (long)ULONG_MAX);
+	atomic_long_set(&ymm->young_end, 0);
+}
+
+/*
+ * Let the young span cover [start, end). Only reads when it does already,
+ * which is the data path's usual case.
+ */
+static void rxe_odp_young_widen(struct rxe_odp_young_mm *ymm,
+				unsigned long start, unsigned long end)
+{
+	long old;
+
+	old = atomic_long_read(&ymm->young_start);
+	while (start < (unsigned long)old &&
+	       !atomic_long_try_cmpxchg(&ymm->young_start, &old, (long)start))
+		;
+	old = atomic_long_read(&ymm->young_end);
+	while (end > (unsigned long)old &&
+	       !atomic_long_try_cmpxchg(&ymm->young_end, &old, (long)end))
+		;
+}
+
 /*
  * Whether any of pages [first, last] of @y is marked; with @clear, unmark
  * them all. A word is read before it is written, so pages nobody used cost
@@ -171,8 +204,8 @@ static bool rxe_odp_young_test(struct rxe_odp_young *y, unsigned long first,
 		old = atomic_long_fetch_andnot(mask, &y->bits[w]);
 		cleared += hweight_long(old & mask);
 	}
-	if (cleared)
-		atomic_long_sub(cleared, &y->ymm->nr_young);
+	if (cleared && !atomic_long_sub_return(cleared, &y->ymm->nr_young))
+		rxe_odp_young_empty(y->ymm);
 	return cleared != 0;
 }
 
@@ -193,8 +226,8 @@ static bool rxe_odp_young_scan(struct rxe_odp_young_mm *ymm,
 		return false;
 	/* the common cases, without the lock: see "Cost" above */
 	if (!atomic_long_read(&ymm->nr_young) ||
-	    end <= READ_ONCE(ymm->span_start) ||
-	    start >= READ_ONCE(ymm->span_end))
+	    end <= (unsigned long)atomic_long_read(&ymm->young_start) ||
+	    start >= (unsigned long)atomic_long_read(&ymm->young_end))
 		return false;
 
 	spin_lock(&ymm->lock);
@@ -253,7 +286,7 @@ static struct mmu_notifier *rxe_odp_young_alloc_notifier(struct mm_struct *mm)
 		return ERR_PTR(-ENOMEM);
 	spin_lock_init(&ymm->lock);
 	ymm->tree = RB_ROOT_CACHED;
-	ymm->span_start = ULONG_MAX;
+	rxe_odp_young_empty(ymm);
 	return &ymm->mn;
 }
 
@@ -273,27 +306,6 @@ static const struct mmu_notifier_ops rxe_odp_young_ops = {
 	.alloc_notifier		= rxe_odp_young_alloc_notifier,
 	.free_notifier		= rxe_odp_young_free_notifier,
 };
-
-/*
- * The span of all MRs after the tree changed, ymm->lock held: from the
- * leftmost start to the largest last, which the augmented tree keeps in
- * its root. An empty tree gets an empty span.
- */
-static void rxe_odp_young_set_span(struct rxe_odp_young_mm *ymm)
-{
-	struct rb_node *first = rb_first_cached(&ymm->tree);
-	struct interval_tree_node *root;
-	unsigned long start = ULONG_MAX, end = 0;
-
-	if (first) {
-		root = rb_entry(ymm->tree.rb_root.rb_node,
-				struct interval_tree_node, rb);
-		start = rb_entry(first, struct interval_tree_node, rb)->start;
-		end = root->__subtree_last + 1;
-	}
-	WRITE_ONCE(ymm->span_start, start);
-	WRITE_ONCE(ymm->span_end, end);
-}
 
 /*
  * Hook an ODP MR into its mm's aging notifier. Process context of the
@@ -332,7 +344,6 @@ int rxe_odp_young_attach(struct rxe_mr *mr)
 
 	spin_lock(&ymm->lock);
 	interval_tree_insert(&y->it, &ymm->tree);
-	rxe_odp_young_set_span(ymm);
 	spin_unlock(&ymm->lock);
 
 	mr->odp_young = y;
@@ -356,15 +367,14 @@ void rxe_odp_young_detach(struct rxe_mr *mr)
 
 	spin_lock(&ymm->lock);
 	interval_tree_remove(&y->it, &ymm->tree);
-	rxe_odp_young_set_span(ymm);
 	spin_unlock(&ymm->lock);
 
 	/* out of the tree and off the data path: nobody changes the bits */
 	nwords = BITS_TO_LONGS((y->it.last + 1 - y->it.start) >> PAGE_SHIFT);
 	for (w = 0; w < nwords; w++)
 		marked += hweight_long(atomic_long_read(&y->bits[w]));
-	if (marked)
-		atomic_long_sub(marked, &ymm->nr_young);
+	if (marked && !atomic_long_sub_return(marked, &ymm->nr_young))
+		rxe_odp_young_empty(ymm);
 
 	mmu_notifier_put(&ymm->mn);
 	kvfree(y);
@@ -399,6 +409,9 @@ void rxe_odp_young_mark(struct rxe_mr *mr, u64 va, u64 len)
 	}
 	if (added)
 		atomic_long_add(added, &y->ymm->nr_young);
+	/* where rxe_odp_young_scan() looks without the lock */
+	rxe_odp_young_widen(y->ymm, y->it.start + (first << PAGE_SHIFT),
+			    y->it.start + ((last + 1) << PAGE_SHIFT));
 }
 
 /* Module exit: wait for the notifiers freed by mmu_notifier_put() */
