@@ -722,8 +722,9 @@ class Report:
             return
         m = self.meta
         self.out("young-scale, one process per N and layout, in a memory cgroup with zram swap (%s): N ODP MRs "
-                 "(one `ibv_reg_mr` each), %s MiB of anonymous data written before every `memory.reclaim` of "
-                 "half of it (timed), with `odp_aging` off and on alternating, the order flipping every "
+                 "(one `ibv_reg_mr` each), %s MiB of anonymous data dropped (`MADV_DONTNEED`) and written again "
+                 "before every `memory.reclaim` of half of it (timed), so every reclaim starts from freshly "
+                 "faulted data, with `odp_aging` off and on alternating, the order flipping every "
                  "repetition (%s repetitions after one uncounted reclaim). *outside*: one-page MRs spread "
                  "evenly through the data and never touched, so reclaim takes only memory outside every MR "
                  "while every address it asks about lies among the MRs; *inside*: the MRs tile the data; "
@@ -731,9 +732,9 @@ class Report:
                  "has a page rxe used and the young callbacks must look the range up instead of answering "
                  "\"nothing used\" at once. N = 0: no ODP MR at all, so no notifier of any kind. "
                  "Times median [min–max]; on/off per repetition (the two modes ran back to back), median "
-                 "[min–max], the verdict: whether a reclaim has to run an MGLRU aging pass over the whole mm "
-                 "depends on the generations the previous one left, so single reclaim times are bimodal and "
-                 "the fastest of a mode can be an outlier, which the median of the pairs is not; *best* = best "
+                 "[min–max], the verdict: a reclaim may have to run MGLRU aging passes over the whole mm first "
+                 "(raw rows `aging-passes`) and a loaded host slows any single reclaim, so the fastest of a "
+                 "mode can be an outlier, which the median of the pairs is not; *best* = best "
                  "on / best off; *off vs no MR* = median off at N / median at N = 0: what the mere presence "
                  "of ODP MRs (their interval notifiers) costs reclaim, aging or not."
                  % (m.get("zram", "n/a"), m.get("young_data_mib", "?"), m.get("young_reps", "?")))
