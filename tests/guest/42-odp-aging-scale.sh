@@ -2,15 +2,14 @@
 # Page aging must not slow reclaim, however many ODP MRs the process has
 # (issue 17). young-scale registers 10,000 ODP MRs in one process, keeps one
 # page of MR 0 in RDMA use (so the mm always has a page rxe used and the young
-# callbacks cannot answer "nothing used" at once: every call that falls among
-# the MRs goes through the interval tree), and times memory.reclaim of the
+# callbacks cannot answer "nothing used" at once: every call near that page
+# goes through the interval tree), and times memory.reclaim of the
 # process's memory with rdma_rxe's odp_aging off and on, interleaved, three
 # times each: once for memory outside every MR (one-page MRs spread through
 # it) and once for memory the MRs tile. Fails if, at N = 10,000, reclaim with
 # aging on takes more than twice as long as with aging off (the median of the
-# three on/off ratios of back-to-back pairs: one reclaim may need an MGLRU
-# aging pass over the whole mm and the next not, which makes single times
-# bimodal, and a loaded host slows any one of them), or if the measurement did
+# three on/off ratios of back-to-back pairs: a loaded host slows any single
+# reclaim, by up to 2-3x under TCG), or if the measurement did
 # not measure: no reclaim, or young callbacks answered with aging off. Before
 # the interval tree this ratio was 20-44.
 # Speed is proven by the bench (young step); this bound only catches a
