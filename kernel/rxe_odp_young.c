@@ -90,7 +90,8 @@
  *   rxe's. The callbacks must not sleep or take a mutex: they use this
  *   spinlock and atomic operations only.
  *   rxe_odp_young_mark() runs on the data path with the MR's umem_mutex
- *   held (rxe_odp.c); it takes no lock, only atomic bit operations.
+ *   held (rxe_odp.c); it takes no lock, only atomic operations on the
+ *   bits, nr_young and the young span.
  *
  * Relation to the invalidate path (rxe_odp.c): rxe_odp_invalidate() is an
  * interval notifier per MR; it sleeps on umem_mutex and drops translations.
