@@ -7,10 +7,11 @@
 # usage: [BENCH_STEPS="aging ..."] bench/guest.sh [--smoke] OUTDIR
 #
 # BENCH_STEPS: the steps to run, in order (default: perftest steady reg pass
-# batch inval pressure aging).  Also read from the environment:
+# batch inval pressure aging young).  Also read from the environment:
 # BENCH_PT_RUNS, BENCH_PT_DUR, BENCH_BATCH_PARAM, BENCH_BATCH_VALUES,
 # BENCH_AGING_RUNS (default 4: each aging mode goes first twice),
-# BENCH_AGING_LRUS (default "mglru classic").
+# BENCH_AGING_LRUS (default "mglru classic"), BENCH_YOUNG_NS (default
+# "0 1 100 1000 10000"), BENCH_YOUNG_REPS (default 5).
 #
 # Writes OUTDIR/raw.csv (one row per measurement:
 # section,case,mode,size,tag,run,value,unit), OUTDIR/meta.txt (kernel, module,
@@ -53,6 +54,7 @@ if [ "$SMOKE" = 1 ]; then
 	INVAL_SIZE=2M INVAL_REPS=1 INVAL_VARIANTS="dontneed:on"
 	PRESS_MAX=8M PRESS_WS=16M PRESS_PASSES=1 PRESS_CHUNK=256K ZRAM=64M
 	AGING_SIZE=4 AGING_RUNS=1 AGING_ROUNDS=2 AGING_SWEEPS=2
+	YOUNG_NS="0 1 10" YOUNG_LAYOUTS="outside inside+hot" YOUNG_DATA=16 YOUNG_REPS=1 YOUNG_INVAL=1
 else
 	PT_RUNS=${BENCH_PT_RUNS:-3} PT_MODE=duration PT_DUR=${BENCH_PT_DUR:-2}
 	STEADY_SIZE=2M STEADY_REPS=8 STEADY_CHUNKS="4K 64K 1M"
@@ -64,9 +66,12 @@ else
 	INVAL_VARIANTS="dontneed:on dontneed:off munmap:on munmap:off"
 	PRESS_MAX=64M PRESS_WS=128M PRESS_PASSES=1 PRESS_CHUNK=1M ZRAM=256M
 	AGING_SIZE=16 AGING_RUNS=${BENCH_AGING_RUNS:-4} AGING_ROUNDS=5 AGING_SWEEPS=2
+	YOUNG_NS=${BENCH_YOUNG_NS:-0 1 100 1000 10000} YOUNG_LAYOUTS="outside inside outside+hot inside+hot"
+	YOUNG_DATA=128 YOUNG_REPS=${BENCH_YOUNG_REPS:-5} YOUNG_INVAL=3
 fi
 AGING_LRUS=${BENCH_AGING_LRUS:-mglru classic}
 ACG=/sys/fs/cgroup/bench-aging
+YCG=/sys/fs/cgroup/bench-young
 PT_BW="ib_write_bw ib_read_bw ib_send_bw"
 PT_LAT="ib_write_lat ib_read_lat"
 LAT_SIZE=8
@@ -488,17 +493,23 @@ aging_one() { # lru run modes
 		"$(awk -F, '$2 == "a_pages_faulted" { printf " %s %s", $3, $7 }' <<<"$rows")"
 }
 
+# aging_ready SECTION CGROUP: ODP with a writable odp_aging, zram swap and the
+# memory cgroup CGROUP; otherwise a row of SECTION says why not, and it fails.
+aging_ready() {
+	if [ "$ODP" != yes ] || [ ! -w "$PARAMS/odp_aging" ]; then
+		row "$1" unsupported - 0 - 0 NaN no-odp_aging-parameter
+		log "no ODP or no writable $PARAMS/odp_aging: $1 step skipped"
+		return 1
+	fi
+	if ! setup_swap || ! setup_cgroup "$2"; then
+		row "$1" setup-failed - 0 - 0 NaN error
+		return 1
+	fi
+}
+
 run_aging() {
 	local param=$PARAMS/odp_aging orig_aging orig_lru run lru modes
-	if [ "$ODP" != yes ] || [ ! -w "$param" ]; then
-		row aging unsupported - 0 - 0 NaN no-odp_aging-parameter
-		log "no ODP or no writable $param: aging step skipped"
-		return 0
-	fi
-	if ! setup_swap || ! setup_cgroup "$ACG"; then
-		row aging setup-failed - 0 - 0 NaN error
-		return 0
-	fi
+	aging_ready aging "$ACG" || return 0
 	orig_aging=$(cat "$param")
 	orig_lru=$(cat "$LRU_GEN" 2>/dev/null)
 	meta aging_size_mib "$AGING_SIZE"
@@ -522,6 +533,41 @@ run_aging() {
 	[ -n "$orig_lru" ] && echo "$orig_lru" >"$LRU_GEN"
 }
 
+# ---------------------------------------------------------------- young
+# Issue 17: what answering reclaim's young callbacks costs as the number of
+# ODP MRs grows.  young-scale, one process per N and layout in the memory
+# cgroup $YCG (zram swap): N ODP MRs, YOUNG_DATA MiB of data touched before
+# each memory.reclaim of half of it, odp_aging off and on alternating (the
+# order flips every repetition), YOUNG_REPS times; then YOUNG_INVAL
+# repetitions of the invalidation costs.  Layouts: outside = one-page MRs
+# spread through the data, never touched (reclaim takes memory outside every
+# MR, at addresses among them); inside = the MRs tile the data; +hot = one
+# page of MR 0 in RDMA use throughout, so the callbacks cannot take the
+# "nothing used" shortcut.  N = 0 is the process without any ODP MR.  Rows:
+# young-scale's (section young, size = N, tag = layout), plus young,exit.
+run_young() {
+	local n tag lay hot rc t
+	aging_ready young "$YCG" || return 0
+	meta young_data_mib "$YOUNG_DATA"
+	meta young_reps "$YOUNG_REPS"
+	meta young_inval_reps "$YOUNG_INVAL"
+	for n in $YOUNG_NS; do
+		for tag in $YOUNG_LAYOUTS; do
+			lay=${tag%+hot} hot=
+			[ "$tag" != "$lay" ] && hot=--hot
+			# no MR: nothing to tile, nothing to keep hot
+			[ "$n" = 0 ] && [ "$tag" != outside ] && continue
+			t=$SECONDS
+			timeout 1800 young-scale --cgroup "$YCG" --mrs "$n" --layout "$lay" $hot \
+				--data "$YOUNG_DATA" --reps "$YOUNG_REPS" --inval-reps "$YOUNG_INVAL" \
+				>>"$RAW" 2>>"$LOGS/young.log"
+			rc=$?
+			row young exit both "$n" "$tag" 0 "$rc" status
+			log "young N=$n $tag: exit $rc, $((SECONDS - t)) s"
+		done
+	done
+}
+
 # ---------------------------------------------------------------- main
 T0=$(date +%s)
 step() {
@@ -530,7 +576,7 @@ step() {
 	"run_$1"
 	meta "secs_$1" $(($(date +%s) - t))
 }
-STEPS=${BENCH_STEPS:-perftest steady reg pass batch inval pressure aging}
+STEPS=${BENCH_STEPS:-perftest steady reg pass batch inval pressure aging young}
 meta steps "$STEPS"
 for s in $STEPS; do
 	step "$s"

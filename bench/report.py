@@ -26,6 +26,9 @@ GOAL_REG_FLAT = 2.0
 GOAL_COLD_WARM = 0.5
 GOAL_INVAL = 2.0
 GOAL_AGING = 10.0
+GOAL_YOUNG_OUTSIDE = 1.1
+GOAL_YOUNG_INSIDE = 1.5
+GOAL_YOUNG_INVAL = 2.0
 
 PT_BW = ["ib_write_bw", "ib_read_bw", "ib_send_bw"]
 PT_LAT = ["ib_write_lat", "ib_read_lat"]
@@ -35,7 +38,12 @@ INVAL_CASES = ["dontneed-thp", "dontneed-4k", "munmap-thp", "munmap-4k"]
 AGING_LRUS = [("mglru", "MGLRU"), ("classic", "classic LRU")]
 # bench/guest.sh's steps, in order, and the report sections they fill
 STEPS = [("perftest", "perftest"), ("steady", "steady"), ("reg", "reg"), ("pass", "cold_warm"),
-         ("batch", "batch"), ("inval", "inval"), ("pressure", "pressure"), ("aging", "aging")]
+         ("batch", "batch"), ("inval", "inval"), ("pressure", "pressure"), ("aging", "aging"),
+         ("young", "young")]
+YOUNG_LAYOUTS = [("outside", "outside the MRs"), ("outside+hot", "outside, 1 MR page RDMA-hot"),
+                 ("inside", "inside the MRs"), ("inside+hot", "inside, 1 MR page RDMA-hot")]
+YOUNG_INVAL = [("inval-dontneed-outside", "MADV_DONTNEED outside"), ("inval-munmap-outside", "munmap outside"),
+               ("inval-dontneed-mr", "MADV_DONTNEED of an MR page")]
 
 
 def fnum(s):
@@ -193,6 +201,7 @@ class Report:
         self.plot_bw = []  # (prog, size, pinned, odp)
         self.plot_reg = []  # (size, pinned, odp, pinned dereg, odp dereg)
         self.plot_aging = []  # (label, pages faulted aging off, aging on)
+        self.plot_young = []  # (layout, N, best on/off reclaim time)
 
     def out(self, s=""):
         self.md.append(s)
@@ -695,6 +704,139 @@ class Report:
         else:
             self.goals.append((goal, "not measured" + (": %s" % ", ".join(sorted(set(why))) if why else ""), None))
 
+    # ------------------------------------------------------------ young (issue 17)
+    def young(self):
+        raw = self.raw
+        goal_out = ("page aging at scale: memory.reclaim outside the MRs, aging on/off <= %g at every N "
+                    "(median of the per-pair ratios)" % GOAL_YOUNG_OUTSIDE)
+        goal_in = ("page aging at scale: memory.reclaim inside the MRs, aging on/off <= %g at every N "
+                   "(median of the per-pair ratios)" % GOAL_YOUNG_INSIDE)
+        goal_inv = "invalidation with the most ODP MRs <= %g× with 1 MR (every kind, best vs best)" % GOAL_YOUNG_INVAL
+        self.out("## 7. Page aging at scale: reclaim and invalidation with N ODP MRs, `odp_aging` off vs on")
+        self.out()
+        if not raw.get(sec="young"):
+            self.out("No young rows in this run (it predates the step or did not run it).")
+            self.out()
+            for g in (goal_out, goal_in, goal_inv):
+                self.goals.append((g, "not measured", None))
+            return
+        m = self.meta
+        self.out("young-scale, one process per N and layout, in a memory cgroup with zram swap (%s): N ODP MRs "
+                 "(one `ibv_reg_mr` each), %s MiB of anonymous data dropped (`MADV_DONTNEED`) and written again "
+                 "before every `memory.reclaim` of half of it (timed), so every reclaim starts from freshly "
+                 "faulted data, with `odp_aging` off and on alternating, the order flipping every "
+                 "repetition (%s repetitions after one uncounted reclaim). *outside*: one-page MRs spread "
+                 "evenly through the data and never touched, so reclaim takes only memory outside every MR "
+                 "while every address it asks about lies among the MRs; *inside*: the MRs tile the data; "
+                 "*+hot*: one page of MR 0 is written by RDMA every millisecond throughout, so the mm always "
+                 "has a page rxe used and the young callbacks must look the range up instead of answering "
+                 "\"nothing used\" at once. N = 0: no ODP MR at all, so no notifier of any kind. "
+                 "Times median [min–max]; on/off per repetition (the two modes ran back to back), median "
+                 "[min–max], the verdict: a reclaim may have to run MGLRU aging passes over the whole mm first "
+                 "(raw rows `aging-passes`) and a loaded host slows any single reclaim, so the fastest of a "
+                 "mode can be an outlier, which the median of the pairs is not; *best* = best "
+                 "on / best off; *off vs no MR* = median off at N / median at N = 0: what the mere presence "
+                 "of ODP MRs (their interval notifiers) costs reclaim, aging or not."
+                 % (m.get("zram", "n/a"), m.get("young_data_mib", "?"), m.get("young_reps", "?")))
+        self.out()
+        failed = [r for r in raw.get(sec="young", case="exit") if r["value"] != 0]
+        if failed:
+            self.out("**%d young-scale run(s) failed**: %s (see logs/young.log of the run)." % (
+                len(failed), ", ".join("N=%d %s exit %d" % (r["size"], r["tag"], r["value"]) for r in failed)))
+            self.out()
+        ns = sorted({r["size"] for r in raw.get(sec="young", case="reclaim")})
+        base = median(raw.values(sec="young", case="reclaim", size=0, tag="outside"))
+        rows, worst = [], {"outside": [], "inside": []}
+        for tag, name in YOUNG_LAYOUTS:
+            for n in ns:
+                off = raw.by_run(sec="young", case="reclaim", mode="off", size=n, tag=tag)
+                on = raw.by_run(sec="young", case="reclaim", mode="on", size=n, tag=tag)
+                if not off or not on:
+                    continue
+                rat = paired_ratios(off, on)
+                br = best_ratio(list(off.values()), list(on.values()))
+                kind = tag.split("+")[0]
+                bound = GOAL_YOUNG_OUTSIDE if kind == "outside" else GOAL_YOUNG_INSIDE
+                mr = median(rat)
+                worst[kind].append((mr, n, tag))
+                ya = sum(v for v in raw.values(sec="young", case="young-answers", mode="on", size=n, tag=tag)
+                         if ok(v))
+                short = sum(v for v in raw.values(sec="young", case="short", size=n, tag=tag) if ok(v))
+                rows.append([name, "%d" % n, med_spread(list(off.values()), fmt_us),
+                             med_spread(list(on.values()), fmt_us), med_spread(rat), fmt(br),
+                             fmt(median(off.values()) / base) if ok(base) and base > 0 else "n/a",
+                             "%d" % ya + (" (%d short)" % short if short else ""),
+                             verdict(mr <= bound) if ok(mr) else "not measured"])
+                self.add("young", "reclaim %s" % tag, n, median(off.values()), median(on.values()), mr, "us",
+                         "pinned_or_baseline = odp_aging off, odp = on; ratio = median of per-pair on/off; "
+                         "best on / best off %s" % fmt(br, 4))
+                if ok(mr):
+                    self.plot_young.append((tag, n, mr))
+        self.table(["memory reclaimed", "N", "aging off", "aging on", "on/off per rep", "best", "off vs no MR",
+                    "young answers (on)", "goal"], rows)
+        for kind, goal, bound in (("outside", goal_out, GOAL_YOUNG_OUTSIDE), ("inside", goal_in, GOAL_YOUNG_INSIDE)):
+            w = worst[kind]
+            if w:
+                mr, n, tag = max(x for x in w if ok(x[0])) if any(ok(x[0]) for x in w) else (float("nan"), 0, "-")
+                self.goals.append((goal, "worst %.2f (N=%d, %s); %d cases" % (mr, n, tag, len(w)),
+                                   all(ok(x[0]) and x[0] <= bound for x in w)))
+            else:
+                self.goals.append((goal, "not measured", None))
+
+        # registration of the N MRs
+        rows = []
+        for tag, name in YOUNG_LAYOUTS:
+            for n in ns:
+                reg = raw.values(sec="young", case="reg", size=n, tag=tag)
+                if not reg:
+                    continue
+                dereg = raw.values(sec="young", case="dereg", size=n, tag=tag)
+                maps = raw.values(sec="young", case="maps", size=n, tag=tag)
+                mmc = raw.values(sec="young", case="max_map_count", size=n, tag=tag)
+                rows.append([name, "%d" % n, fmt_us(median(reg)), fmt_us(median(reg) / n),
+                             fmt_us(median(dereg)) if dereg else "n/a",
+                             "%s / %s" % (fmt_n(median(maps)), fmt_n(median(mmc)))])
+        if rows:
+            self.out("Registering and deregistering the N MRs (one process, each MR its own `ibv_reg_mr` with "
+                     "its interval notifier and page-aging entry); *mappings* = lines of /proc/self/maps after "
+                     "registration / vm.max_map_count (the MRs add no mappings).")
+            self.out()
+            self.table(["MRs over", "N", "registration of all N", "per MR", "deregistration of all N",
+                        "mappings / max_map_count"], rows)
+
+        # invalidation
+        rows, inv = [], []
+        for tag, name in YOUNG_LAYOUTS:
+            if "+" in tag:
+                continue
+            one = {case: raw.values(sec="young", case=case, size=1, tag=tag) for case, _ in YOUNG_INVAL}
+            top = max([n for n in ns if raw.values(sec="young", case="inval-dontneed-mr", size=n, tag=tag)] or [0])
+            for n in ns:
+                cells, have = [name, "%d" % n], False
+                for case, _ in YOUNG_INVAL:
+                    v = raw.values(sec="young", case=case, size=n, tag=tag)
+                    have = have or bool(v)
+                    rel = best_ratio(one[case], v) if one[case] and v else float("nan")
+                    cells.append(med_spread(v, fmt_us) + (" (%s× N=1)" % fmt(rel) if ok(rel) and n > 1 else ""))
+                    if n == top and n > 1 and ok(rel):
+                        inv.append((rel, case, tag, n))
+                if have:
+                    rows.append(cells)
+        if rows:
+            self.out("Invalidation side (MMU interval notifiers, driven by the core's interval tree), with aging "
+                     "on: mean time of one `madvise(MADV_DONTNEED)` and one `munmap` of 16 resident pages "
+                     "outside every MR, and of one `MADV_DONTNEED` of an MR page that an RDMA READ mapped into "
+                     "the MR just before (64 operations per repetition); median [min–max] over the "
+                     "repetitions, and best vs best against N = 1 of the same layout.")
+            self.out()
+            self.table(["MRs over", "N"] + [label for _, label in YOUNG_INVAL], rows)
+        if inv:
+            rel, case, tag, n = max(inv)
+            self.goals.append((goal_inv, "N=%d: worst %.2f (%s, %s)" % (n, rel, case, tag),
+                               all(x[0] <= GOAL_YOUNG_INVAL for x in inv)))
+        else:
+            self.goals.append((goal_inv, "not measured", None))
+
     # ------------------------------------------------------------ environment
     def environment(self):
         m = self.meta
@@ -814,6 +956,29 @@ def plot(rep, png):
                            "'' using ($0 - 0.17):2:(sprintf('%%d', $2)) with labels offset 0,0.6 notitle, "
                            "'' using ($0 + 0.17):3:(sprintf('%%d', $3)) with labels offset 0,0.6 "
                            "tc rgb '#d62728' notitle" % agef])
+        if rep.plot_young:
+            plots = []
+            colors = {"outside": "#1f77b4", "outside+hot": "#17becf", "inside": "#d62728", "inside+hot": "#ff7f0e"}
+            for tag, _ in YOUNG_LAYOUTS:
+                pts = sorted((n, r) for t, n, r in rep.plot_young if t == tag and n > 0)
+                if not pts:
+                    continue
+                fn = os.path.join(tmp, "young-%s.dat" % tag.replace("+", "-"))
+                with open(fn, "w") as f:
+                    for n, r in pts:
+                        f.write("%d %s\n" % (n, r))
+                plots.append("'%s' using 1:2 with linespoints lw 2 lc rgb '%s' title '%s'"
+                             % (fn, colors.get(tag, "#000000"), tag))
+            if plots:
+                panels.append(["set logscale x 10", "set xrange [0.5:20000]", "set yrange [0:*]",
+                               "set format y '%g'", "set xlabel 'ODP MRs in the process (N)'",
+                               "set ylabel 'memory.reclaim time, aging on / off (median of pairs)'",
+                               "set title 'page aging at scale: reclaim cost of odp_aging'",
+                               "set arrow from 0.5,%g to 20000,%g nohead dt 2 lc rgb '#1f77b4'"
+                               % (GOAL_YOUNG_OUTSIDE, GOAL_YOUNG_OUTSIDE),
+                               "set arrow from 0.5,%g to 20000,%g nohead dt 2 lc rgb '#d62728'"
+                               % (GOAL_YOUNG_INSIDE, GOAL_YOUNG_INSIDE),
+                               "plot " + ", ".join(plots)])
         if not panels:
             panels.append(["set title 'no data to plot'", "plot NaN notitle"])
         cmds = ["set terminal pngcairo noenhanced size %d,600 font 'sans,10'" % (700 * len(panels)),

@@ -8,10 +8,11 @@
 # MR can be pinned), collects raw.csv/meta.txt/logs in build/bench/<name>/ and
 # writes bench/results/<name>.md, .csv, -raw.csv and .png with bench/report.py,
 # where <name> = <UTC date>-<git sha>.  Takes about 30-45 minutes under TCG
-# (the aging step alone: 3-5 minutes on a lightly loaded host).
+# (the aging step alone: 3-5 minutes on a lightly loaded host; the young step
+# about as long).
 # --smoke: tiny sizes, one run each (what tests/guest/90-bench-smoke.sh does).
 # --steps: only these steps, in this order (default all: perftest steady reg
-#          pass batch inval pressure aging); the name gets "-<steps>" appended
+#          pass batch inval pressure aging young); the name gets "-<steps>" appended
 #          (e.g. --steps aging -> <name>-aging) and the report says it is partial.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)

@@ -38,7 +38,7 @@
  * Page aging (rxe_odp_young.c): rxe reaches ODP pages through kmap, so the
  * owner's PTE accessed bits never show that rxe used them. Every access
  * marks its pages in a per-MR bitmap (rxe_odp_touched(), umem_mutex held,
- * atomic bitops only), and a second notifier, one per mm, answers
+ * atomic operations only), and a second notifier, one per mm, answers
  * reclaim's young callbacks from it. That notifier never takes umem_mutex
  * (it runs under page-table spinlocks) and changes no translation, so it
  * adds nothing to the lock order above and is independent of

@@ -15,27 +15,56 @@
  * umem range, set by rxe_odp_young_mark() when rxe copies to or from the
  * page or does an atomic on it. Each mm that owns ODP MRs on rxe has one
  * struct rxe_odp_young_mm (an mmu_notifier from mmu_notifier_get(), so
- * the core finds or creates it per (ops, mm)), holding the list of those
- * MRs. The callbacks look up the MRs overlapping [start, end):
- *   clear_young, clear_flush_young: true if any bit in the range is set;
- *     the bits are cleared, so the next question is about new accesses.
- *     rxe has no secondary TLB, so the "flush" variant is the same.
+ * the core finds or creates it per (ops, mm)), holding those MRs in an
+ * interval tree keyed by their user address range. The callbacks answer
+ * for [start, end):
+ *   clear_young, clear_flush_young: true if any bit of an MR overlapping
+ *     the range is set; those bits are cleared, so the next question is
+ *     about new accesses. rxe has no secondary TLB, so the "flush"
+ *     variant is the same.
  *   test_young: the same answer, no bit is cleared.
  * odp_aging=0 (module parameter, writable at runtime) stops both the
  * marking and the answers, so the effect can be measured in one boot.
  * One bit per 4 KiB page is 1/128 of what ib_umem_odp already allocates
  * (pfn_list and dma_list, 8 bytes each per page).
  *
+ * Cost: once an mm has a notifier, reclaim asks for nearly every page it
+ * looks at, not only for the young ones (see kernel/NOTIFIERS.md, "What
+ * the young callbacks cost"): about five calls per page reclaimed, each
+ * for one page, in atomic context. So a call must cost O(1) when it cannot
+ * be young and O(log N) in the number N of the mm's ODP MRs otherwise,
+ * as KVM's memslot interval tree does for guests:
+ *   1. ymm->nr_young counts the set bits of all the mm's MRs: 0 (no page
+ *      used by rxe since reclaim last cleared it) answers every call at
+ *      once, without a lock;
+ *   2. [young_start, young_end) covers every page rxe marked since
+ *      nr_young was last 0: a range outside it is answered without a
+ *      lock. rxe_odp_young_mark() widens it, the callback that clears
+ *      the last set bit empties it. So one page in RDMA use among 10,000
+ *      MRs makes the calls about that page look it up, not every call
+ *      about the pages around it;
+ *   3. otherwise the interval tree finds the overlapping MRs in O(log N)
+ *      under ymm->lock, and their bits are tested and cleared a word
+ *      (64 pages) at a time.
+ * 1 and 2 are read without the lock; racing with an access they may
+ * answer "not young" for a page rxe is using at that very moment, which
+ * the next aging pass sees - the same race the bits have with the
+ * accesses themselves. The young span can lose a widening to a
+ * concurrent emptying; every access widens it again, so a page in use is
+ * missed until its next access at most. An answer never depends on an
+ * MR's bits being exact: they are advice to reclaim, not part of any
+ * translation.
+ *
  * Lifetime:
  *   rxe_odp_young_attach(), at ODP MR registration (process context, the
  *   owner's mm, nothing held): mmu_notifier_get() takes mmap_lock for
  *   write, returns the mm's notifier with a new reference (allocating and
- *   registering it on first use), then the MR is added to its list.
+ *   registering it on first use), then the MR is inserted into its tree.
  *   rxe_odp_young_detach(), at MR cleanup (process context, before
- *   ib_umem_release()): the MR is unlinked with list_del_rcu(), its
- *   reference put with mmu_notifier_put(), and its bitmap freed with
- *   kvfree_rcu(), so a callback still walking the list under RCU can
- *   finish with it. After the last put the core unhooks the notifier and
+ *   ib_umem_release()): the MR leaves the tree under ymm->lock, so no
+ *   callback can reach its bitmap or its device afterwards; its set bits
+ *   leave nr_young, its reference is put with mmu_notifier_put(), and the
+ *   bitmap is freed. After the last put the core unhooks the notifier and
  *   frees it from an SRCU callback through ->free_notifier(); module exit
  *   waits for those with mmu_notifier_synchronize().
  *   The notifier has no ->release: it owns no mapping of the mm (the
@@ -43,19 +72,26 @@
  *   core invalidates with MMU_NOTIFY_RELEASE at exit), and the get/put
  *   scheme does not need one. After exit_mmap() the core just stops
  *   calling it; the put at MR cleanup still pairs with the get.
+ *   The device: a callback touches y->rxe (its counter) only while it
+ *   holds ymm->lock with y in the tree, i.e. before rxe_mr_cleanup() of
+ *   that MR has passed rxe_odp_young_detach(). rdma_rxe destroys every MR
+ *   of a device (ib_unregister_device() disassociates the user contexts;
+ *   rxe_dealloc() checks the MR pool is empty) before the device is
+ *   freed, so a callback can never see a freed rxe_dev, also while
+ *   `rdma link delete` races with reclaim.
  *
  * Locks and contexts:
- *   ymm->lock (spinlock) serializes only the list writers, attach and
- *   detach, in process context; it nests inside nothing of rxe's and is
- *   never taken by a callback.
- *   The young callbacks run from reclaim and from page-idle/DAMON/
- *   khugepaged scans, under the core's SRCU read lock and usually with a
- *   page-table spinlock held: rmap walk (folio_referenced_one), MGLRU
- *   look-around and page-table walk, page_idle, DAMON, khugepaged. They
- *   must not sleep or take a mutex, so they walk the list under
- *   rcu_read_lock() and use atomic bitops only.
+ *   ymm->lock (spinlock) protects the tree. Attach and detach
+ *   take it in process context, the callbacks under the core's SRCU read
+ *   lock and usually a page-table spinlock: rmap walk
+ *   (folio_referenced_one), MGLRU look-around and page-table walk,
+ *   page_idle, DAMON, khugepaged - never from an interrupt. Nothing is
+ *   allocated or waited for under it, and it nests inside nothing of
+ *   rxe's. The callbacks must not sleep or take a mutex: they use this
+ *   spinlock and atomic operations only.
  *   rxe_odp_young_mark() runs on the data path with the MR's umem_mutex
- *   held (rxe_odp.c); it only does test_bit/set_bit.
+ *   held (rxe_odp.c); it takes no lock, only atomic operations on the
+ *   bits, nr_young and the young span.
  *
  * Relation to the invalidate path (rxe_odp.c): rxe_odp_invalidate() is an
  * interval notifier per MR; it sleeps on umem_mutex and drops translations.
@@ -67,12 +103,13 @@
  * is gone, and if rxe faults it back its next access is real use.
  */
 
+#include <linux/atomic.h>
 #include <linux/bitmap.h>
+#include <linux/interval_tree.h>
 #include <linux/mm.h>
 #include <linux/mmu_notifier.h>
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
-#include <linux/rculist.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem_odp.h>
@@ -89,19 +126,19 @@ MODULE_PARM_DESC(odp_aging,
 /* One per mm that owns ODP MRs on rxe */
 struct rxe_odp_young_mm {
 	struct mmu_notifier	mn;
-	spinlock_t		lock;	/* serializes writers of @mrs */
-	struct list_head	mrs;	/* rxe_odp_young, RCU readers */
+	spinlock_t		lock;		/* tree */
+	struct rb_root_cached	tree;		/* rxe_odp_young by user range */
+	atomic_long_t		nr_young;	/* set bits of all its MRs */
+	atomic_long_t		young_start;	/* every marked page lies in */
+	atomic_long_t		young_end;	/* [young_start, young_end) */
 };
 
 /* One per ODP MR */
 struct rxe_odp_young {
-	struct list_head	node;
+	struct interval_tree_node it;	/* umem range [start, last], pages */
 	struct rxe_odp_young_mm	*ymm;
 	struct rxe_dev		*rxe;
-	unsigned long		start;	/* umem range, page aligned */
-	unsigned long		end;
-	struct rcu_head		rcu;
-	unsigned long		bits[];	/* one per 4 KiB page, set = used */
+	atomic_long_t		bits[];	/* one per 4 KiB page, set = used */
 };
 
 static inline struct rxe_odp_young_mm *to_ymm(struct mmu_notifier *mn)
@@ -109,56 +146,111 @@ static inline struct rxe_odp_young_mm *to_ymm(struct mmu_notifier *mn)
 	return container_of(mn, struct rxe_odp_young_mm, mn);
 }
 
+/* The bits of word @w that lie in pages [first, last] of a bitmap */
+static inline unsigned long rxe_odp_young_mask(unsigned long w,
+					       unsigned long first,
+					       unsigned long last)
+{
+	unsigned long mask = ~0UL;
+
+	if (w == BIT_WORD(first))
+		mask &= BITMAP_FIRST_WORD_MASK(first);
+	if (w == BIT_WORD(last))
+		mask &= BITMAP_LAST_WORD_MASK(last + 1);
+	return mask;
+}
+
+/* Nothing marked any more: no range can be young until the next mark */
+static inline void rxe_odp_young_empty(struct rxe_odp_young_mm *ymm)
+{
+	atomic_long_set(&ymm->young_start, (long)ULONG_MAX);
+	atomic_long_set(&ymm->young_end, 0);
+}
+
+/*
+ * Let the young span cover [start, end). Only reads when it does already,
+ * which is the data path's usual case.
+ */
+static void rxe_odp_young_widen(struct rxe_odp_young_mm *ymm,
+				unsigned long start, unsigned long end)
+{
+	long old;
+
+	old = atomic_long_read(&ymm->young_start);
+	while (start < (unsigned long)old &&
+	       !atomic_long_try_cmpxchg(&ymm->young_start, &old, (long)start))
+		;
+	old = atomic_long_read(&ymm->young_end);
+	while (end > (unsigned long)old &&
+	       !atomic_long_try_cmpxchg(&ymm->young_end, &old, (long)end))
+		;
+}
+
+/*
+ * Whether any of pages [first, last] of @y is marked; with @clear, unmark
+ * them all. A word is read before it is written, so pages nobody used cost
+ * no atomic operation and no cache line is dirtied for them.
+ */
+static bool rxe_odp_young_test(struct rxe_odp_young *y, unsigned long first,
+			       unsigned long last, bool clear)
+{
+	unsigned long w, mask, old, cleared = 0;
+
+	for (w = BIT_WORD(first); w <= BIT_WORD(last); w++) {
+		mask = rxe_odp_young_mask(w, first, last);
+		if (!(atomic_long_read(&y->bits[w]) & mask))
+			continue;
+		if (!clear)
+			return true;
+		old = atomic_long_fetch_andnot(mask, &y->bits[w]);
+		cleared += hweight_long(old & mask);
+	}
+	if (cleared && !atomic_long_sub_return(cleared, &y->ymm->nr_young))
+		rxe_odp_young_empty(y->ymm);
+	return cleared != 0;
+}
+
 /*
  * Report whether rxe used a page of [start, end) since the bits were last
- * cleared; clear them if @clear. Runs in atomic context (see above).
+ * cleared; clear them if @clear. Atomic context (see the top of the file).
  */
 static bool rxe_odp_young_scan(struct rxe_odp_young_mm *ymm,
 			       unsigned long start, unsigned long end,
 			       bool clear)
 {
+	struct interval_tree_node *it;
 	struct rxe_odp_young *y;
-	bool counted = false;
-	bool young = false;
+	struct rxe_dev *rxe = NULL;
+	unsigned long last = end - 1;
 
 	if (!READ_ONCE(odp_aging) || start >= end)
 		return false;
+	/* the common cases, without the lock: see "Cost" above */
+	if (!atomic_long_read(&ymm->nr_young) ||
+	    end <= (unsigned long)atomic_long_read(&ymm->young_start) ||
+	    start >= (unsigned long)atomic_long_read(&ymm->young_end))
+		return false;
 
-	rcu_read_lock();
-	list_for_each_entry_rcu(y, &ymm->mrs, node) {
-		unsigned long first, last, idx;
-		bool hit = false;
-
-		if (end <= y->start || start >= y->end)
+	spin_lock(&ymm->lock);
+	for (it = interval_tree_iter_first(&ymm->tree, start, last); it;
+	     it = interval_tree_iter_next(it, start, last)) {
+		y = container_of(it, struct rxe_odp_young, it);
+		if (!rxe_odp_young_test(y,
+					(max(start, it->start) - it->start) >> PAGE_SHIFT,
+					(min(last, it->last) - it->start) >> PAGE_SHIFT,
+					clear))
 			continue;
-		first = (max(start, y->start) - y->start) >> PAGE_SHIFT;
-		last = (min(end, y->end) - 1 - y->start) >> PAGE_SHIFT;
-
-		for (idx = find_next_bit(y->bits, last + 1, first);
-		     idx <= last;
-		     idx = find_next_bit(y->bits, last + 1, idx + 1)) {
-			if (!clear) {
-				hit = true;
-				break;
-			}
-			if (test_and_clear_bit(idx, y->bits))
-				hit = true;
-		}
-		if (!hit)
-			continue;
-
-		young = true;
-		/* y->rxe outlives y, and y is safe until rcu_read_unlock() */
-		if (!counted) {
-			rxe_counter_inc(y->rxe, RXE_CNT_ODP_YOUNG_ANSWERS);
-			counted = true;
-		}
+		if (!rxe)
+			rxe = y->rxe;
 		if (!clear)
 			break;
 	}
-	rcu_read_unlock();
+	/* y is in the tree, so its device is alive: see "Lifetime" above */
+	if (rxe)
+		rxe_counter_inc(rxe, RXE_CNT_ODP_YOUNG_ANSWERS);
+	spin_unlock(&ymm->lock);
 
-	return young;
+	return !!rxe;
 }
 
 static int rxe_odp_young_clear_flush_young(struct mmu_notifier *mn,
@@ -194,16 +286,17 @@ static struct mmu_notifier *rxe_odp_young_alloc_notifier(struct mm_struct *mm)
 	if (!ymm)
 		return ERR_PTR(-ENOMEM);
 	spin_lock_init(&ymm->lock);
-	INIT_LIST_HEAD(&ymm->mrs);
+	ymm->tree = RB_ROOT_CACHED;
+	rxe_odp_young_empty(ymm);
 	return &ymm->mn;
 }
 
-/* SRCU callback after the last mmu_notifier_put(): the list is empty */
+/* SRCU callback after the last mmu_notifier_put(): the tree is empty */
 static void rxe_odp_young_free_notifier(struct mmu_notifier *mn)
 {
 	struct rxe_odp_young_mm *ymm = to_ymm(mn);
 
-	WARN_ON_ONCE(!list_empty(&ymm->mrs));
+	WARN_ON_ONCE(!RB_EMPTY_ROOT(&ymm->tree.rb_root));
 	kfree(ymm);
 }
 
@@ -239,8 +332,8 @@ int rxe_odp_young_attach(struct rxe_mr *mr)
 	if (!y)
 		return -ENOMEM;
 	y->rxe = to_rdev(odp->umem.ibdev);
-	y->start = start;
-	y->end = end;
+	y->it.start = start;
+	y->it.last = end - 1;
 
 	mn = mmu_notifier_get(&rxe_odp_young_ops, mm);
 	if (IS_ERR(mn)) {
@@ -251,7 +344,7 @@ int rxe_odp_young_attach(struct rxe_mr *mr)
 	y->ymm = ymm;
 
 	spin_lock(&ymm->lock);
-	list_add_tail_rcu(&y->node, &ymm->mrs);
+	interval_tree_insert(&y->it, &ymm->tree);
 	spin_unlock(&ymm->lock);
 
 	mr->odp_young = y;
@@ -266,6 +359,7 @@ void rxe_odp_young_detach(struct rxe_mr *mr)
 {
 	struct rxe_odp_young *y = mr->odp_young;
 	struct rxe_odp_young_mm *ymm;
+	unsigned long w, nwords, marked = 0;
 
 	if (!y)
 		return;
@@ -273,34 +367,52 @@ void rxe_odp_young_detach(struct rxe_mr *mr)
 	ymm = y->ymm;
 
 	spin_lock(&ymm->lock);
-	list_del_rcu(&y->node);
+	interval_tree_remove(&y->it, &ymm->tree);
 	spin_unlock(&ymm->lock);
 
+	/* out of the tree and off the data path: nobody changes the bits */
+	nwords = BITS_TO_LONGS((y->it.last + 1 - y->it.start) >> PAGE_SHIFT);
+	for (w = 0; w < nwords; w++)
+		marked += hweight_long(atomic_long_read(&y->bits[w]));
+	if (marked && !atomic_long_sub_return(marked, &ymm->nr_young))
+		rxe_odp_young_empty(ymm);
+
 	mmu_notifier_put(&ymm->mn);
-	kvfree_rcu(y, rcu);
+	kvfree(y);
 }
 
 /*
  * rxe accessed [va, va + len) of @mr's user range. Data path, umem_mutex
- * held: no sleeping. A bit that is already set is only read, so pages in
- * steady use do not bounce the bitmap's cache lines between CPUs.
+ * held: no sleeping. A word whose bits are all set already is only read,
+ * so pages in steady use do not bounce the bitmap's cache lines between
+ * CPUs, and nr_young changes once per page and aging pass.
  */
 void rxe_odp_young_mark(struct rxe_mr *mr, u64 va, u64 len)
 {
 	struct rxe_odp_young *y = mr->odp_young;
-	unsigned long idx, last;
+	unsigned long w, first, last, mask, old, added = 0;
 	u64 end;
 
 	if (!y || !len || !READ_ONCE(odp_aging))
 		return;
-	if (check_add_overflow(va, len, &end) || va < y->start ||
-	    end > y->end)
+	if (check_add_overflow(va, len, &end) || va < y->it.start ||
+	    end - 1 > y->it.last)
 		return;
 
-	last = (end - 1 - y->start) >> PAGE_SHIFT;
-	for (idx = (va - y->start) >> PAGE_SHIFT; idx <= last; idx++)
-		if (!test_bit(idx, y->bits))
-			set_bit(idx, y->bits);
+	first = (va - y->it.start) >> PAGE_SHIFT;
+	last = (end - 1 - y->it.start) >> PAGE_SHIFT;
+	for (w = BIT_WORD(first); w <= BIT_WORD(last); w++) {
+		mask = rxe_odp_young_mask(w, first, last);
+		if ((atomic_long_read(&y->bits[w]) & mask) == mask)
+			continue;
+		old = atomic_long_fetch_or(mask, &y->bits[w]);
+		added += hweight_long(mask & ~old);
+	}
+	if (added)
+		atomic_long_add(added, &y->ymm->nr_young);
+	/* where rxe_odp_young_scan() looks without the lock */
+	rxe_odp_young_widen(y->ymm, y->it.start + (first << PAGE_SHIFT),
+			    y->it.start + ((last + 1) << PAGE_SHIFT));
 }
 
 /* Module exit: wait for the notifiers freed by mmu_notifier_put() */

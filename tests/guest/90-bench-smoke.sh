@@ -4,8 +4,9 @@
 # section and every goal row with a measured figure, a PNG plot, perftest
 # pinned and --odp results, and the memory-pressure run of ODP with its data
 # verified (0 corrupt bytes), and the page-aging case on MGLRU and the classic
-# LRU with odp_aging off and on (young callbacks answered only when on).  No
-# timing is asserted: speed is bench/'s job.
+# LRU with odp_aging off and on (young callbacks answered only when on), and
+# the page-aging-at-scale step (reclaim and invalidation with 0 and 10 ODP
+# MRs).  No timing is asserted: speed is bench/'s job.
 # vm-args: --timeout 1800
 source "$TOP/tests/lib/guest.sh"
 
@@ -76,17 +77,31 @@ for lru in mglru classic; do
 done
 bad=$(awk -F, '$1 == "aging" && $2 == "young_answers" && $3 == "off" && $7 != 0' "$raw")
 [ -z "$bad" ] || fail "odp_aging=N still answered young callbacks: $bad"
+# The young step (issue 17): reclaim with and without ODP MRs, aging off and on,
+# registration and invalidation rows; every young-scale run exited 0.
+for n in 0 10; do
+	for mode in off on; do
+		need "young N=$n reclaim aging $mode" "\$1 == \"young\" && \$2 == \"reclaim\" && \$3 == \"$mode\" && \$4 == $n && \$7 > 0"
+	done
+	need "young N=$n invalidation outside the MRs" "\$1 == \"young\" && \$2 == \"inval-munmap-outside\" && \$4 == $n"
+done
+need "young N=10 registration" '$1 == "young" && $2 == "reg" && $4 == 10 && $7 > 0'
+need "young N=10 invalidation of an MR page" '$1 == "young" && $2 == "inval-dontneed-mr" && $4 == 10'
+bad=$(awk -F, '$1 == "young" && (($2 == "exit" && $7 != 0) || ($2 == "young-answers" && $3 == "off" && $7 != 0))' "$raw")
+[ -z "$bad" ] || fail "young step: a run failed or odp_aging=N answered: $bad"
 
 # The report: every section, every goal row measured (met or not met).
 for h in "## Goals" "## 1. Steady state" "### Steady state, finely interleaved" "## 2. Registration" \
 	"## 3. Cold vs warm" "### Fault batch size" "## 4. Invalidation" "## 5. Memory pressure" "## 6. Page aging" \
+	"## 7. Page aging at scale" \
 	"## Environment"; do
 	grep -qF "$h" "$md" || fail "report has no section '$h'"
 done
 for g in "steady-state ODP/pinned >= 0.98 (perftest" "steady-state ODP/pinned >= 0.98 (odp-bench" \
 	"ODP registration of 1 GiB" "ODP registration time within 2" "cold pass >= 0.5" \
 	"invalidation <= 2" "under pressure ODP completes with 0 corrupt bytes" \
-	"faults on A, aging off / aging on >= 10"; do
+	"faults on A, aging off / aging on >= 10" "page aging at scale: memory.reclaim outside" \
+	"page aging at scale: memory.reclaim inside" "invalidation with the most ODP MRs"; do
 	line=$(grep -F "| $g" "$md" | head -1)
 	[ -n "$line" ] || fail "report has no goal row '$g'"
 	case "$line" in

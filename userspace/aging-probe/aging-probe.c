@@ -14,7 +14,6 @@
  */
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -32,6 +31,8 @@
 
 #include "counters.h"
 #include "loopback.h"
+#include "sysfile.h"
+#include "tool.h"
 
 #define PAGE		4096UL
 #define MAX_MODES	4
@@ -86,8 +87,7 @@ struct phase {
 struct rdma {
 	struct lb_dev dev;
 	struct lb_pair qps;	/* a posts the WRITEs, b is their target; one CQ */
-	void *src;
-	struct ibv_mr *src_mr;
+	struct lb_buf src;	/* pinned WRITE source */
 };
 
 struct traffic {
@@ -197,19 +197,6 @@ bad:
 	return -1;
 }
 
-static int parse_num(const char *arg, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 0);
-	if (errno || end == arg || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
@@ -242,7 +229,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		.nmodes = 2, .modes = { false, true }, .wait_limit = 120,
 		.qp_timeout = 14,
 	};
-	if (env && !parse_num(env, 0, 255, &v))
+	if (env && !tool_parse_long(env, 0, 255, &v))
 		o->gid_index = (int)v;
 
 	while ((c = getopt_long(argc, argv, "d:g:s:m:q:r:R:w:S:c:p:M:t:T:jh", lo,
@@ -252,42 +239,42 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->dev = optarg;
 			break;
 		case 'g':
-			if (parse_num(optarg, 0, 255, &v))
+			if (tool_parse_long(optarg, 0, 255, &v))
 				goto bad;
 			o->gid_index = (int)v;
 			break;
 		case 's':
-			if (parse_num(optarg, 1, 4096, &v))
+			if (tool_parse_long(optarg, 1, 4096, &v))
 				goto bad;
 			o->size = (size_t)v << 20;
 			break;
 		case 'm':
-			if (parse_num(optarg, 1, 1 << 24, &v))
+			if (tool_parse_long(optarg, 1, 1 << 24, &v))
 				goto bad;
 			o->msg = (size_t)v;
 			break;
 		case 'q':
-			if (parse_num(optarg, 1, 64, &v))
+			if (tool_parse_long(optarg, 1, 64, &v))
 				goto bad;
 			o->depth = (int)v;
 			break;
 		case 'r':
-			if (parse_num(optarg, 1, MAX_ROUNDS, &v))
+			if (tool_parse_long(optarg, 1, MAX_ROUNDS, &v))
 				goto bad;
 			o->rounds = (int)v;
 			break;
 		case 'R':
-			if (parse_num(optarg, 1, 1 << 20, &v))
+			if (tool_parse_long(optarg, 1, 1 << 20, &v))
 				goto bad;
 			reclaim_mib = v;
 			break;
 		case 'w':
-			if (parse_num(optarg, 1, 1000, &v))
+			if (tool_parse_long(optarg, 1, 1000, &v))
 				goto bad;
 			o->sweeps = (int)v;
 			break;
 		case 'S':
-			if (parse_num(optarg, 0, MAX_ROUNDS, &v))
+			if (tool_parse_long(optarg, 0, MAX_ROUNDS, &v))
 				goto bad;
 			o->settle = (int)v;
 			break;
@@ -302,12 +289,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				goto bad;
 			break;
 		case 't':
-			if (parse_num(optarg, 1, 3600, &v))
+			if (tool_parse_long(optarg, 1, 3600, &v))
 				goto bad;
 			o->wait_limit = (int)v;
 			break;
 		case 'T':
-			if (parse_num(optarg, 1, 31, &v))
+			if (tool_parse_long(optarg, 1, 31, &v))
 				goto bad;
 			o->qp_timeout = (int)v;
 			break;
@@ -344,20 +331,6 @@ bad:
 	fprintf(stderr, "aging-probe: bad value '%s' for option -%c (see --help)\n",
 		optarg, c);
 	return -1;
-}
-
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-	int err;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	err = n < 0 ? -errno : 0;
-	close(fd);
-	return err;
 }
 
 static long long hw_counter(const struct opts *o, const char *name)
@@ -417,12 +390,7 @@ static int rdma_setup(struct rdma *rd, const struct opts *o)
 	}
 
 	/* the WRITE source is small and pinned: only A and B are ODP */
-	rd->src = aligned_alloc(PAGE, o->msg < PAGE ? PAGE : o->msg);
-	if (!rd->src)
-		return die_errno("aligned_alloc");
-	memset(rd->src, 0x5a, o->msg);
-	rd->src_mr = lb_reg_mr(&rd->dev, rd->src, o->msg, IBV_ACCESS_LOCAL_WRITE);
-	if (!rd->src_mr) {
+	if (lb_buf_new(&rd->dev, &rd->src, o->msg, 0x5a, IBV_ACCESS_LOCAL_WRITE)) {
 		fprintf(stderr, "aging-probe: %s\n", rd->dev.err);
 		return -1;
 	}
@@ -431,9 +399,7 @@ static int rdma_setup(struct rdma *rd, const struct opts *o)
 
 static void rdma_teardown(struct rdma *rd)
 {
-	if (rd->src_mr)
-		ibv_dereg_mr(rd->src_mr);
-	free(rd->src);
+	lb_buf_free(&rd->src);
 	lb_pair_destroy(&rd->qps);
 	lb_dev_close(&rd->dev);
 }
@@ -443,9 +409,9 @@ static void *traffic_main(void *arg)
 	struct traffic *t = arg;
 	const struct opts *o = t->o;
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)t->rd->src,
+		.addr = (uintptr_t)t->rd->src.addr,
 		.length = (uint32_t)o->msg,
-		.lkey = t->rd->src_mr->lkey,
+		.lkey = t->rd->src.mr->lkey,
 	};
 	struct ibv_send_wr wr = {
 		.sg_list = &sge,
@@ -580,7 +546,7 @@ static int run_phase(struct rdma *rd, const struct opts *o, bool aging,
 
 	memset(ph, 0, sizeof(*ph));
 	ph->aging = aging;
-	err = write_file(o->param, aging ? "Y" : "N");
+	err = sysfile_write(o->param, aging ? "Y" : "N");
 	if (err) {
 		fprintf(stderr, "aging-probe: cannot set %s: %s\n", o->param,
 			strerror(-err));
@@ -628,7 +594,7 @@ static int run_phase(struct rdma *rd, const struct opts *o, bool aging,
 
 	snapshot(o, &c0);
 	for (r = 0; r < o->settle; r++) {
-		err = write_file(path, val);
+		err = sysfile_write(path, val);
 		if (err && err != -EAGAIN) {
 			fprintf(stderr, "aging-probe: write %s: %s\n", path,
 				strerror(-err));
@@ -654,7 +620,7 @@ static int run_phase(struct rdma *rd, const struct opts *o, bool aging,
 			ph->r[r - 1].pswpin = delta(cr.pswpin, c1.pswpin);
 			cr = c1;
 		}
-		err = write_file(path, val);
+		err = sysfile_write(path, val);
 		if (err == -EAGAIN)
 			ph->r[r].short_reclaim = true;
 		else if (err) {
@@ -779,18 +745,12 @@ static void print_json(const struct opts *o, const struct phase *ph)
 
 static int join_cgroup(const char *dir)
 {
-	char path[512], pid[32];
-	int err;
+	int err = cgroup_join(dir);
 
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	err = write_file(path, pid);
-	if (err) {
-		fprintf(stderr, "aging-probe: cannot join %s: %s\n", path,
+	if (err)
+		fprintf(stderr, "aging-probe: cannot join %s/cgroup.procs: %s\n", dir,
 			strerror(-err));
-		return -1;
-	}
-	return 0;
+	return err ? -1 : 0;
 }
 
 int main(int argc, char **argv)

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Say in d->err what failed and why (err: an errno value, 0 for no errno
@@ -230,4 +231,26 @@ struct ibv_mr *lb_reg_mr(struct lb_dev *d, void *addr, size_t len, int access)
 		lb_fail(d, verr(), "ibv_reg_mr(%p, %zu, %s, access 0x%x)", addr, len,
 			access & IBV_ACCESS_ON_DEMAND ? "ODP" : "pinned", access);
 	return mr;
+}
+
+int lb_buf_new(struct lb_dev *d, struct lb_buf *b, size_t len, int fill, int access)
+{
+	size_t page = 4096;
+
+	memset(b, 0, sizeof(*b));
+	b->addr = aligned_alloc(page, (len + page - 1) / page * page);
+	if (!b->addr)
+		return lb_fail(d, errno, "aligned_alloc(%zu)", len);
+	b->len = len;
+	memset(b->addr, fill, len);
+	b->mr = lb_reg_mr(d, b->addr, len, access);
+	return b->mr ? 0 : -1;
+}
+
+void lb_buf_free(struct lb_buf *b)
+{
+	if (b->mr)
+		ibv_dereg_mr(b->mr);
+	free(b->addr);
+	memset(b, 0, sizeof(*b));
 }

@@ -73,4 +73,19 @@ void lb_pair_destroy(struct lb_pair *p);
  * IBV_ACCESS_ON_DEMAND; NULL with errno and d->err on failure. */
 struct ibv_mr *lb_reg_mr(struct lb_dev *d, void *addr, size_t len, int access);
 
+/* A page-aligned buffer of len bytes, every byte fill, registered pinned
+ * with access: the source or target of the tools' transfers. */
+struct lb_buf {
+	char *addr;
+	size_t len;
+	struct ibv_mr *mr;
+};
+
+/* Allocate, fill and register *b; -1 with errno and d->err on failure, what
+ * was set up staying in *b for lb_buf_free(). */
+int lb_buf_new(struct lb_dev *d, struct lb_buf *b, size_t len, int fill, int access);
+
+/* Deregister and free what of *b was set up; a zeroed buffer is fine. */
+void lb_buf_free(struct lb_buf *b);
+
 #endif

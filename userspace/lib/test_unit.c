@@ -2,10 +2,14 @@
  * paths of loopback, which must fail cleanly and say why, and counters. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "counters.h"
 #include "loopback.h"
+#include "sysfile.h"
+#include "tool.h"
 #include "unit.h"
 
 /* No such device: -1, errno set, a message naming what failed, nothing
@@ -73,11 +77,67 @@ static void test_counters(void)
 	CHECK(file_number("/no/such/file") == -1);
 }
 
+/* One write of exactly the value; errors as -errno, nothing half done. */
+static void test_sysfile(void)
+{
+	char path[] = "/tmp/lib-unit-sysfile-XXXXXX", buf[16] = "";
+	char dir[600];
+	FILE *f;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK(sysfile_write(path, "Y") == 0);
+	f = fopen(path, "r");
+	CHECK(f && fgets(buf, sizeof(buf), f));
+	CHECK(!strcmp(buf, "Y"));
+	if (f)
+		fclose(f);
+	unlink(path);
+	CHECK(sysfile_write("/nonexistent-dir/file", "1") == -ENOENT);
+	CHECK(cgroup_join("/nonexistent-cgroup") == -ENOENT);
+	memset(dir, 'd', sizeof(dir) - 1);
+	dir[sizeof(dir) - 1] = 0;
+	CHECK(cgroup_join(dir) == -ENAMETOOLONG);
+}
+
+static void test_tool(void)
+{
+	long v = 7;
+	double t0, t1;
+
+	CHECK(tool_parse_long("42", 0, 100, &v) == 0 && v == 42);
+	CHECK(tool_parse_long("0x10", 0, 100, &v) == 0 && v == 16);
+	CHECK(tool_parse_long("101", 0, 100, &v) == -1 && v == 16);
+	CHECK(tool_parse_long("-1", 0, 100, &v) == -1);
+	CHECK(tool_parse_long("12k", 0, 100, &v) == -1);
+	CHECK(tool_parse_long("", 0, 100, &v) == -1);
+	CHECK(tool_parse_long("99999999999999999999", 0, 100, &v) == -1);
+	t0 = tool_now_us();
+	t1 = tool_now_us();
+	CHECK(t0 > 0 && t1 >= t0);
+}
+
+/* Freeing a zeroed or half-made buffer is fine, twice. */
+static void test_buf_free(void)
+{
+	struct lb_buf b = { 0 };
+
+	lb_buf_free(&b);
+	b.addr = malloc(16);
+	lb_buf_free(&b);
+	CHECK(!b.addr && !b.mr && !b.len);
+	lb_buf_free(&b);
+}
+
 int main(void)
 {
 	test_open_missing();
 	test_long_name();
 	test_pair_without_gid();
 	test_counters();
+	test_sysfile();
+	test_tool();
+	test_buf_free();
 	return unit_result("lib unit");
 }

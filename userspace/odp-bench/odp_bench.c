@@ -22,6 +22,7 @@
 
 #include "counters.h"
 #include "loopback.h"
+#include "tool.h"
 #include "util.h"
 
 #define MAX_SIZES 32
@@ -76,14 +77,6 @@ static const char *mode_name(int m)
 	case MODE_NOMR: return "nomr";
 	default: return "?";
 	}
-}
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
 static void row(const char *section, const char *kase, const char *mode, uint64_t size,
@@ -384,9 +377,9 @@ static int cmd_reg(const struct opts *o)
 				if (!(o->modes & m))
 					continue;
 				pin0 = vmstat("nr_foll_pin_acquired");
-				t0 = now_us();
+				t0 = tool_now_us();
 				e = region_reg(&d, &r, m);
-				t1 = now_us();
+				t1 = tool_now_us();
 				pin1 = vmstat("nr_foll_pin_acquired");
 				if (e) {
 					fprintf(stderr, "reg %s %" PRIu64 ": %s\n", mode_name(m), size,
@@ -395,7 +388,7 @@ static int cmd_reg(const struct opts *o)
 					continue;
 				}
 				e = region_dereg(&r);
-				t2 = now_us();
+				t2 = tool_now_us();
 				if (e)
 					row("reg", "dereg-error", mode_name(m), size, o, rep, e, "errno");
 				row("reg", "reg", mode_name(m), size, o, rep, t1 - t0, "us");
@@ -441,9 +434,9 @@ static int cmd_pass(const struct opts *o)
 				return 2;
 			if (!o->fresh)
 				region_touch(&r);
-			tr0 = now_us();
+			tr0 = tool_now_us();
 			e = region_reg(&d, &r, m);
-			tr1 = now_us();
+			tr1 = tool_now_us();
 			if (e) {
 				fprintf(stderr, "reg %s: %s\n", mode_name(m), strerror(-e));
 				row("pass", "reg-error", mode_name(m), size, o, rep, -e, "errno");
@@ -458,13 +451,13 @@ static int cmd_pass(const struct opts *o)
 					.read = o->op_read, .side_local = o->side_local,
 					.fill_gen = -1, .check_gen = -1,
 				};
-				double t0 = now_us(), t1;
+				double t0 = tool_now_us(), t1;
 
 				if (xfer_pass(&d, &x)) {
 					row("pass", "xfer-error", mode_name(m), size, o, rep, p, "pass");
 					return 2;
 				}
-				t1 = now_us();
+				t1 = tool_now_us();
 				snprintf(kase, sizeof(kase), "%s-%s-%s", what, side,
 					 p == 0 ? "cold" : p == 1 ? "warm" : "warm2");
 				row("pass", kase, mode_name(m), size, o, rep, t1 - t0, "us");
@@ -512,14 +505,14 @@ static int cmd_steady(const struct opts *o)
 				.read = o->op_read, .side_local = o->side_local,
 				.fill_gen = -1, .check_gen = -1,
 			};
-			double t0 = now_us(), t1;
+			double t0 = tool_now_us(), t1;
 
 			if (xfer_pass(&d, &x)) {
 				row("steady", "xfer-error", mode_name(which ? MODE_ODP : MODE_PINNED),
 				    size, o, rep, 0, "pass");
 				return 2;
 			}
-			t1 = now_us();
+			t1 = tool_now_us();
 			/* rep 0 maps every page of the ODP MR: not steady state */
 			if (rep)
 				row("steady", kase, mode_name(which ? MODE_ODP : MODE_PINNED), size,
@@ -576,12 +569,12 @@ static int cmd_inval(const struct opts *o)
 				if (xfer_pass(&d, &x))
 					return 2;
 			}
-			t0 = now_us();
+			t0 = tool_now_us();
 			if (o->munmap)
 				e = munmap(r.map, r.map_len);
 			else
 				e = madvise(r.addr, r.len, MADV_DONTNEED);
-			t1 = now_us();
+			t1 = tool_now_us();
 			if (e) {
 				fprintf(stderr, "%s: %s\n", meth, strerror(errno));
 				return 2;
@@ -636,18 +629,18 @@ static int cmd_pressure(const struct opts *o)
 		return 2;
 	if (region_map(&r, size, o->thp))
 		return 2;
-	t0 = now_us();
+	t0 = tool_now_us();
 	for (off = 0; off < size; off += o->chunk) {
 		uint64_t c = size - off < o->chunk ? size - off : o->chunk;
 
 		pattern_fill(r.addr + off, off, c, 0);
 	}
-	t1 = now_us();
+	t1 = tool_now_us();
 	row("pressure", "fill", mn, size, o, 0, t1 - t0, "us");
 	fprintf(stderr, "pressure %s: filled %" PRIu64 " MiB, registering\n", mn, size >> 20);
-	t0 = now_us();
+	t0 = tool_now_us();
 	e = region_reg(&d, &r, m);
-	t1 = now_us();
+	t1 = tool_now_us();
 	if (e) {
 		fprintf(stderr, "pressure %s: registration failed: %s\n", mn, strerror(-e));
 		row("pressure", "reg-error", mn, size, o, 0, -e, "errno");
@@ -664,24 +657,24 @@ static int cmd_pressure(const struct opts *o)
 			.fill_gen = -1, .check_gen = p,
 		};
 
-		t0 = now_us();
+		t0 = tool_now_us();
 		if (xfer_pass(&d, &w)) {
 			row("pressure", "xfer-error", mn, size, o, p, 0, "write");
 			return 2;
 		}
-		t1 = now_us();
+		t1 = tool_now_us();
 		row("pressure", "write", mn, size, o, p, t1 - t0, "us");
-		t0 = now_us();
+		t0 = tool_now_us();
 		if (xfer_pass(&d, &rd)) {
 			row("pressure", "xfer-error", mn, size, o, p, 1, "read");
 			return 2;
 		}
-		t1 = now_us();
+		t1 = tool_now_us();
 		row("pressure", "read", mn, size, o, p, t1 - t0, "us");
 		row("pressure", "corrupt-rdma", mn, size, o, p, (double)rd.corrupt, "bytes");
 		bad += rd.corrupt;
 	}
-	t0 = now_us();
+	t0 = tool_now_us();
 	{
 		uint64_t cpu_bad = 0;
 
@@ -690,7 +683,7 @@ static int cmd_pressure(const struct opts *o)
 
 			cpu_bad += pattern_corrupt_bytes(r.addr + off, off, c, o->passes);
 		}
-		t1 = now_us();
+		t1 = tool_now_us();
 		row("pressure", "verify-cpu", mn, size, o, 0, t1 - t0, "us");
 		row("pressure", "corrupt-cpu", mn, size, o, 0, (double)cpu_bad, "bytes");
 		bad += cpu_bad;
