@@ -4,7 +4,9 @@
 #   make deps    install everything (Debian packages only; needs root)
 #   make         build build/rxe/rdma_rxe.ko and the userspace tools
 #   make demo    the main job, in a QEMU guest running Debian's 6.12 kernel
-#   make check   every test: host tests, then guest tests
+#   make check   every test: host tests, then guest tests (also on the debug kernel)
+#   make debug-kernel  the debug kernel (KASAN, lockdep, ...; built once per
+#                machine, cached in /var/cache/rxe-odp) and our module for it
 #   make bench   the full benchmark (out of CI's budget)
 
 SHELL := /bin/bash
@@ -18,12 +20,12 @@ RXE_ODP_VERSION := rxe-odp-unknown
 endif
 export RXE_ODP_VERSION
 
-.PHONY: all deps module userspace check check-host check-guest demo bench dkms-src clean help
+.PHONY: all deps module userspace debug-kernel check check-host check-guest demo bench dkms-src clean help
 
 all: module userspace
 
 help:
-	@sed -n '1,10p' Makefile
+	@sed -n '1,12p' Makefile
 
 deps:
 	@bash $(TOP)/scripts/deps.sh
@@ -35,17 +37,24 @@ module:
 userspace:
 	@$(MAKE) --no-print-directory -C userspace OUT=$(B)/bin
 
+# Debug kernel (scripts/build-debug-kernel.sh; cold: a kernel build, then cached)
+# and build/debug/rxe/rdma_rxe.ko built against it.  Not part of 'all'.
+debug-kernel:
+	@dk=$$(bash $(TOP)/scripts/build-debug-kernel.sh) && \
+		KDIR=$$dk/build bash $(TOP)/scripts/build-module.sh $(TOP) $(B)/debug \
+		$$(cat $$dk/release) $(RXE_ODP_VERSION)
+
 # Source tree for DKMS (dkms add build/dkms/rxe-odp-<version>).
 dkms-src:
 	@bash $(TOP)/scripts/dkms-src.sh $(TOP) $(B)/dkms $(RXE_ODP_VERSION)
 
-check: deps all
+check: deps all debug-kernel
 	@bash $(TOP)/tests/check.sh
 
 check-host: all
 	@bash $(TOP)/tests/check.sh --host-only
 
-check-guest: all
+check-guest: all debug-kernel
 	@bash $(TOP)/tests/check.sh --guest-only
 
 demo: deps all

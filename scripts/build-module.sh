@@ -5,13 +5,15 @@
 #   SRCDIR  holds patches/ (with series) and kernel/
 #   OUTDIR  build directory; the module ends up in OUTDIR/rxe/rdma_rxe.ko
 # Extra make arguments (e.g. C=1 for sparse) come from $KBUILD_EXTRA_ARGS.
+# $KDIR overrides the kernel build directory (default /lib/modules/KVER/build;
+# the debug kernel's is in its cache: scripts/build-debug-kernel.sh).
 # Fails if a patch does not apply (naming it) or the build prints a warning.
 set -euo pipefail
 [ $# -eq 4 ] || { echo "usage: $0 SRCDIR OUTDIR KVER VERSION" >&2; exit 2; }
 mkdir -p "$2"
 src=$(cd "$1" && pwd) out=$(cd "$2" && pwd) kver=$3 version=$4
 tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-kdir=/lib/modules/$kver/build
+kdir=${KDIR:-/lib/modules/$kver/build}
 rel=drivers/infiniband/sw/rxe
 
 [ -r "$tarball" ] || { echo "build: $tarball missing: run 'make deps'" >&2; exit 1; }
@@ -20,7 +22,7 @@ rel=drivers/infiniband/sw/rxe
 # Skip the work when nothing that goes into the module changed since the last
 # good build (make is run often, by tests and by hand).
 stamp=$( {
-	echo "$kver $version ${KBUILD_EXTRA_ARGS:-}"
+	echo "$kver $kdir $version ${KBUILD_EXTRA_ARGS:-}"
 	stat -c '%n %s %Y' "$tarball" "$kdir/Makefile"
 	cat "$src/patches/series" "$src"/patches/*.patch "$src"/kernel/* "$0" 2>/dev/null || true
 } | sha256sum | cut -c1-16)

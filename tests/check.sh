@@ -1,11 +1,13 @@
 #!/bin/bash
 # Run the test suite: host tests (tests/host/*.sh), then guest tests
-# (tests/guest/*.sh, each in its own boot of the 6.12 guest via tests/vm/run).
+# (tests/guest/*.sh, each in its own boot of the 6.12 guest via tests/vm/run),
+# then the debug-kernel stage (debug/*: the tests marked "# debug-kernel:").
 #
 # usage: tests/check.sh [--host-only|--guest-only] [--repeat N] [--load] [NAME-PATTERN...]
 #
 #   --host-only, --guest-only   only one kind of test
-#   NAME-PATTERN                only the tests whose name (host/NN-x, guest/NN-x)
+#   NAME-PATTERN                only the tests whose name (host/NN-x, guest/NN-x,
+#                               debug/NN-x: the debug-kernel stage)
 #                               contains one of the patterns
 #   --repeat N                  run the selected tests N times in a row (rounds)
 #                               and end with a table: per test its runs,
@@ -27,7 +29,11 @@
 # A test passes with exit 0, is skipped with exit 77 (it prints "SKIP: reason"),
 # and fails otherwise; a guest test also fails when the guest console shows
 # kernel trouble.  A guest test may carry a line "# vm-args: ..." with options
-# for tests/vm/run (e.g. --rxe stock, -m 3G).  Logs: build/check/<test>.log.
+# for tests/vm/run (e.g. --rxe stock, -m 3G).  A guest test with a line
+# "# debug-kernel: [options]" runs a second time, as debug/<test>, on the debug
+# kernel (KASAN, lockdep, ...: tests/vm/run --kernel debug, after the vm-args,
+# then these options); tests waiting in userspace/reclaim-verify/pending/ may
+# carry that line too.  Logs: build/check/<test>.log.
 # The last line is "N passed, N failed, N skipped" (over all rounds); the exit
 # status is non-zero if anything failed.
 set -uo pipefail
@@ -131,15 +137,26 @@ run_host() {
 	done
 }
 
-run_guest() {
-	local t name log t0 rc args
-	for t in "$TOP"/tests/guest/*.sh; do
+run_guest() { # prod|debug
+	local kernel=$1 t name log t0 rc args files=("$TOP"/tests/guest/*.sh)
+	[ "$kernel" = debug ] && files+=("$TOP"/userspace/reclaim-verify/pending/*.sh)
+	for t in "${files[@]}"; do
 		[ -e "$t" ] || continue
 		name=guest/$(basename "$t" .sh)
+		args=$(sed -n 's/^# vm-args: //p' "$t" | head -1)
+		if [ "$kernel" = debug ]; then
+			grep -q '^# debug-kernel:' "$t" || continue
+			name=debug/$(basename "$t" .sh)
+			args+=" --kernel debug $(sed -n 's/^# debug-kernel://p' "$t" | head -1)"
+		fi
 		selected "$name" || continue
 		log=$LOGS/${name//\//_}.log
-		args=$(sed -n 's/^# vm-args: //p' "$t" | head -1)
 		t0=$(date +%s)
+		if [ "$kernel" = debug ] && ! "$TOP/scripts/build-debug-kernel.sh" --lookup >/dev/null; then
+			echo "SKIP: the debug kernel is not built (make debug-kernel)" >"$log"
+			record "$name" 77 0 "$log"
+			continue
+		fi
 		# shellcheck disable=SC2086
 		"$TOP/tests/vm/run" -q $args --log "$log.console" "$t" >"$log" 2>&1 </dev/null
 		rc=$?
@@ -258,7 +275,12 @@ for ((round = 1; round <= repeat; round++)); do
 	r0=$(date +%s)
 	[ "$table" = 1 ] && say "== round $round of $repeat (host load $l0)"
 	[ "$host" = 1 ] && run_host
-	[ "$guest" = 1 ] && run_guest
+	if [ "$guest" = 1 ]; then
+		run_guest prod
+		d0=$(date +%s)
+		run_guest debug
+		say "debug-kernel stage: $(($(date +%s) - d0)) s"
+	fi
 	l1=$(cut -d' ' -f1-3 /proc/loadavg)
 	rounds+=("$(printf '%-6s %-16s %-16s %6ss  %s' "$round" "$l0" "$l1" $(($(date +%s) - r0)) \
 		"$((pass - p0)) passed, $((fail - f0)) failed, $((skip - s0)) skipped")")

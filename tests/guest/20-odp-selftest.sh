@@ -1,5 +1,6 @@
 #!/bin/bash
 # vm-args: -m 2G
+# debug-kernel:
 # odp-selftest (userspace/odp-selftest) on OUR rdma_rxe: registration rules,
 # nothing pinned, every verb on ODP MRs with data verified, invalidation proof
 # (driver counters, mincore, swap counters), coherence after MADV_DONTNEED and

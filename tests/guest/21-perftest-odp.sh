@@ -1,4 +1,5 @@
 #!/bin/bash
+# debug-kernel:
 # Debian's perftest with --odp on OUR rdma_rxe: ib_write_bw, ib_read_bw and
 # ib_send_bw each complete (client and server exit 0), report a bandwidth
 # figure above zero (when perftest's own clock calibration worked), and really

@@ -1,4 +1,5 @@
 #!/bin/bash
+# debug-kernel:
 # rdma-core 44's own pyverbs test suite (Debian ships it gzipped in
 # /usr/share/doc/rdma-core/tests) against OUR rdma_rxe on rxe0: every
 # non-vendor module (test_odp, test_mr, test_qp, test_atomic, test_cq, test_pd,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# debug-kernel:
 # Transient ODP fault failures do not fail the QP. The module parameter
 # odp_fail_faults makes the next N faults fail as hmm does when it gives up
 # on a busy range under memory pressure. perftest (RC) WRITE, READ and SEND

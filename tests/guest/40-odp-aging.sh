@@ -1,4 +1,5 @@
 #!/bin/bash
+# debug-kernel:
 # Page aging for ODP MRs changes what reclaim takes (MGLRU, Debian's default,
 # which asks the young question through clear_young). Two ODP buffers of
 # 16 MiB: A is written without pause by RDMA WRITEs (loopback RC QP pair, the

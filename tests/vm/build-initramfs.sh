@@ -1,11 +1,13 @@
 #!/bin/bash
 # Build a tiny busybox initramfs that mounts the host root (9p or virtiofs),
 # overlays a tmpfs on top of it, switch_roots into it and runs stage2.
-# Usage: build-initramfs.sh [KVER] [OUT]
+# Usage: build-initramfs.sh KVER OUT [MODDIR]
+#   MODDIR  the kernel's module tree (default /lib/modules/KVER); modules it
+#           lists in modules.builtin are built in and not copied
 set -euo pipefail
-KVER=${1:?usage: $0 KVER OUT}
-OUT=${2:?usage: $0 KVER OUT}
-MODDIR=/lib/modules/$KVER
+KVER=${1:?usage: $0 KVER OUT [MODDIR]}
+OUT=${2:?usage: $0 KVER OUT [MODDIR]}
+MODDIR=${3:-/lib/modules/$KVER}
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 
@@ -14,13 +16,20 @@ cp /bin/busybox "$W/bin/busybox"
 ln -s busybox "$W/bin/sh"
 
 # Modules needed *before* the host root is available (in load order).
-# virtio, virtio_pci, virtiofs, fuse are built in (=y) in Debian's 6.12 config.
+# virtio, virtio_pci, virtiofs, fuse are built in (=y) in Debian's 6.12 config;
+# the debug kernel (scripts/build-debug-kernel.sh) builds all of them in.
 MODS="fs/netfs/netfs net/9p/9pnet net/9p/9pnet_virtio fs/9p/9p fs/overlayfs/overlay"
 i=0
 for m in $MODS; do
   i=$((i+1))
-  src=$MODDIR/kernel/$m.ko.xz
-  xz -dc "$src" > "$W/mods/$(printf %02d $i)-$(basename $m).ko"
+  dst=$W/mods/$(printf %02d $i)-$(basename $m).ko
+  if grep -qx "kernel/$m.ko" "$MODDIR/modules.builtin"; then
+    continue
+  elif [ -f "$MODDIR/kernel/$m.ko.xz" ]; then
+    xz -dc "$MODDIR/kernel/$m.ko.xz" > "$dst"
+  else
+    cp "$MODDIR/kernel/$m.ko" "$dst"
+  fi
 done
 
 cat > "$W/init" <<'EOF'
@@ -39,6 +48,7 @@ for a in $($B cat /proc/cmdline); do
   esac
 done
 for m in /mods/*.ko; do
+  [ -e "$m" ] || continue
   case "$fs:$m" in virtiofs:*9p*|virtiofs:*netfs*) [ "$outshare" = 1 ] || continue ;; esac
   $B insmod "$m" || echo "stage1: insmod $m failed"
 done

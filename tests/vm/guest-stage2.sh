@@ -18,7 +18,12 @@ ulimit -l unlimited
 ulimit -n 65536
 vmcmd=
 for a in $($B cat /proc/cmdline); do
-	case "$a" in vmcmd=*) vmcmd=${a#vmcmd=} ;; esac
+	case "$a" in
+	vmcmd=*) vmcmd=${a#vmcmd=} ;;
+	# a kernel whose modules are not in the host's /lib/modules (the debug
+	# kernel's live in its build cache): modprobe finds them through a link
+	vmmods=*) $B ln -sfn "${a#vmmods=}" "/lib/modules/$($B uname -r)" ;;
+	esac
 done
 echo "VMRUN_STAGE2_START uptime=$($B cut -d' ' -f1 /proc/uptime)"
 cd /root 2>/dev/null || cd /

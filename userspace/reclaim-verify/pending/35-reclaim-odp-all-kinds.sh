@@ -5,6 +5,7 @@
 # completion, nothing pinned, every kind hit MRs with transfers in flight.
 # Each kind alone gates in tests/guest/30-34.
 # vm-args: -m 2G --append numa=fake=2
+# debug-kernel:
 source "$TOP/tests/lib/guest.sh"
 source "$TOP/userspace/reclaim-verify/guest-env.sh"
 rv_guest_setup || fail "guest setup (rxe0 on a dummy netdev, zram swap)"
