@@ -1,0 +1,194 @@
+#!/bin/bash
+# Two guests on one link (tests/vm/pair): what a command in either guest uses
+# to meet its peer.  Sourced by tests/vm/pair-guest.sh (which also exports
+# these functions to the command it runs) and by tests/pair/*.sh.
+#
+# Set by tests/vm/pair-guest.sh in both guests:
+#   ROLE / PEER_ROLE   a or b
+#   PEER               the peer's IPv4 address on eth0 (169.254.77.1 or .2)
+#   LOCAL_IP           this guest's own
+#   PEER_RXE           the peer's rdma_rxe: ours, stock or none (RXE_MODE is ours)
+#   PEER_GID           the peer's IPv4-mapped GID, as sysfs prints GIDs
+#   RXE_GID            this guest's IPv4-mapped GID index (tests/vm/run)
+#
+# Signals: pair_signal NAME tells the peer that NAME happened (it reaches the
+# peer's listener, tests/vm/pair-signal.py, over TCP on eth0), pair_wait NAME
+# waits until the peer signalled NAME.  Each NAME means one event: signal it
+# once.  E.g. a perftest server in a, its client in b:
+#   a: perftest_server 18601 /tmp/s.log ib_write_bw --odp && pair_signal listen-18601
+#      server_end
+#   b: pair_wait listen-18601 && perftest_client 18601 /tmp/c.log "$PEER" ib_write_bw
+# (perftest_client cannot probe the server's port: a probe would take the
+# connection perftest's server waits for.)
+PAIR_PORT=${PAIR_PORT:-7471}
+PAIR_DIR=${PAIR_DIR:-/run/pair}
+PAIR_WAIT=${PAIR_WAIT:-300}
+
+# pair_signal NAME [SECS]: deliver NAME to the peer's listener; retried until
+# it answers (it may not run yet) for SECS (default PAIR_WAIT).
+pair_signal() {
+	local name=$1 secs=${2:-$PAIR_WAIT} i reply
+	[[ "$name" =~ ^[A-Za-z0-9._-]+$ ]] || { echo "pair_signal: bad name '$name'"; return 2; }
+	for ((i = 0; i < secs * 5; i++)); do
+		if exec 3<>"/dev/tcp/$PEER/$PAIR_PORT" 2>/dev/null; then
+			echo "$name" >&3
+			reply=
+			read -r -t 10 reply <&3
+			exec 3<&-
+			[ "$reply" = ok ] && return 0
+		fi
+		sleep 0.2
+	done
+	echo "pair_signal: the peer ($PEER) took no signal '$name' in $secs s"
+	return 1
+}
+
+# pair_wait NAME [SECS]: until the peer signalled NAME (default PAIR_WAIT s).
+pair_wait() {
+	pair_wait_any "${2:-$PAIR_WAIT}" "$1"
+}
+
+# pair_wait_any SECS NAME...: until the peer signalled one of the NAMEs; that
+# one is in PAIR_GOT.
+pair_wait_any() {
+	local secs=$1 i n
+	shift
+	PAIR_GOT=
+	for ((i = 0; i < secs * 10; i++)); do
+		for n in "$@"; do
+			[ -e "$PAIR_DIR/got/$n" ] && { PAIR_GOT=$n; return 0; }
+		done
+		sleep 0.1
+	done
+	echo "pair_wait: no signal '$*' from the peer ($PEER) in $secs s"
+	return 1
+}
+
+# pair_sync NAME: both guests reach this point before either goes on.
+pair_sync() {
+	pair_signal "$1" && pair_wait "$1"
+}
+
+# pair_netem [ARGS...]: netem on this guest's eth0 egress (e.g. loss 1%;
+# 'delay 1ms reorder 25% 50%'); no ARGS: none.  Each guest shapes what it
+# sends, so loss on both directions needs it in both.
+pair_netem() {
+	if [ $# = 0 ]; then
+		tc qdisc del dev eth0 root 2>/dev/null
+		return 0
+	fi
+	tc qdisc replace dev eth0 root netem "$@" || { echo "pair_netem: tc netem $* failed"; return 1; }
+	echo "netem on eth0 ($ROLE): $*"
+}
+
+# pair_kill_peer: ask tests/vm/pair to end the peer's QEMU at once, as if the
+# machine lost power (its console must still be clean up to then).  Returns
+# once the peer answers no more ping (bounded: 120 s).
+pair_kill_peer() {
+	local i
+	echo "PAIR_KILL_PEER"
+	for ((i = 0; i < 120; i++)); do
+		busybox ping -c 1 -W 1 "$PEER" >/dev/null 2>&1 || { echo "the peer ($PEER) is gone"; return 0; }
+	done
+	echo "pair_kill_peer: the peer ($PEER) still answers after 120 s"
+	return 1
+}
+
+# ------------------------------------------------------------ tests
+# What tests/pair/*.sh run in both guests, in the same order on both sides:
+# each call is one case, the guest whose ROLE is SERVER_ROLE serves, the other
+# is the client; every case has a port of its own (the same counter runs in
+# both guests), and its server tells the client when it listens.
+
+# pair_perftest SERVER_ROLE PROG ARGS...: one perftest run across the link
+# (tests/lib/perftest.sh's perftest_server / perftest_client), ARGS on both
+# sides, PT_SERVER_ARGS / PT_CLIENT_ARGS on one.  Logs: $PT_LOG-server.log in
+# the server's guest, $PT_LOG-client.log in the client's (PT_LOG defaults to
+# /tmp/perftest).  Returns this side's status.
+pair_perftest() {
+	local srole=$1 prog=$2 base=${PT_LOG:-/tmp/perftest} rc
+	shift 2
+	perftest_next_port
+	if [ "$ROLE" = "$srole" ]; then
+		# shellcheck disable=SC2086
+		if ! perftest_server "$PT_PORT" "$base-server.log" "$prog" ${PT_SERVER_ARGS:-} "$@"; then
+			pair_signal "nolisten-$PT_PORT"
+			echo "== $prog $* (port $PT_PORT, server in $ROLE): the server did not start"
+			return 1
+		fi
+		pair_signal "listen-$PT_PORT" || { server_end 10; return 1; }
+		# the client's failure ends the server (no client to wait for)
+		pair_wait_any $((PT_TIMEOUT + PT_LISTEN_WAIT)) "done-$PT_PORT" "failed-$PT_PORT"
+		if [ "$PAIR_GOT" = "done-$PT_PORT" ]; then
+			server_end
+		else
+			server_end 10
+		fi
+		rc=$?
+		echo "== $prog $* (server in $ROLE${PT_SERVER_ARGS:+: $PT_SERVER_ARGS}, port $PT_PORT): server rc=$rc"
+		return "$rc"
+	fi
+	pair_wait_any $((PT_LISTEN_WAIT + 30)) "listen-$PT_PORT" "nolisten-$PT_PORT" || return 1
+	if [ "$PAIR_GOT" != "listen-$PT_PORT" ]; then
+		echo "== $prog $* (port $PT_PORT): the peer's server did not start"
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	perftest_client "$PT_PORT" "$base-client.log" "$PEER" "$prog" ${PT_CLIENT_ARGS:-} "$@"
+	rc=$?
+	if [ "$rc" = 0 ]; then
+		pair_signal "done-$PT_PORT"
+	else
+		pair_signal "failed-$PT_PORT"
+	fi
+	echo "== $prog $* (client in $ROLE${PT_CLIENT_ARGS:+: $PT_CLIENT_ARGS}, port $PT_PORT): client rc=$rc"
+	perftest_clock_ok "$base-client.log" ||
+		echo "(perftest's clock calibration failed in this run: its figures are not real)"
+	return "$rc"
+}
+
+# pair_rv SERVER_ROLE LABEL "SERVER ARGS" "CLIENT ARGS": one reclaim-verify
+# run across the link (rdma_cm on eth0): the server in SERVER_ROLE's guest, the
+# client in the other, each with its own options (--odp/--pinned, -r ...).
+# Report: stdout; JSON /tmp/rv-LABEL.json on each side (rv_get/rv_check of
+# userspace/reclaim-verify/guest-env.sh read it).  Returns this side's status.
+PAIR_RV_PORT=${PAIR_RV_PORT:-18720}
+pair_rv() {
+	local srole=$1 label=$2 sargs=$3 cargs=$4 pid i rc log=/tmp/rv-$2.server.log
+	PAIR_RV_PORT=$((PAIR_RV_PORT + 1))
+	if [ "$ROLE" = "$srole" ]; then
+		echo "== reclaim-verify --server $sargs ($label, server in $ROLE)"
+		# shellcheck disable=SC2086
+		timeout -k 5 600 reclaim-verify --server "$LOCAL_IP" -p "$PAIR_RV_PORT" --progress 5 \
+			--json-file "/tmp/rv-$label.json" $sargs >"$log" 2>&1 &
+		pid=$!
+		for ((i = 0; i < 600; i++)); do
+			grep -q 'server listening' "$log" && break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		if ! grep -q 'server listening' "$log"; then
+			pair_signal "nolisten-rv-$label"
+			kill "$pid" 2>/dev/null
+			wait "$pid"
+			cat "$log"
+			echo "== $label: the reclaim-verify server did not start"
+			return 1
+		fi
+		pair_signal "listen-rv-$label" || { kill "$pid"; wait "$pid"; cat "$log"; return 1; }
+		wait "$pid"
+		rc=$?
+		cat "$log"
+		echo "== $label: server exit status $rc"
+		return "$rc"
+	fi
+	pair_wait_any 90 "listen-rv-$label" "nolisten-rv-$label" || return 1
+	[ "$PAIR_GOT" = "listen-rv-$label" ] || { echo "== $label: the peer's server did not start"; return 1; }
+	echo "== reclaim-verify --client $cargs ($label, client in $ROLE)"
+	# shellcheck disable=SC2086
+	timeout -k 5 600 reclaim-verify --client "$PEER" -p "$PAIR_RV_PORT" --progress 5 \
+		--json-file "/tmp/rv-$label.json" $cargs 2>&1
+	rc=$?
+	echo "== $label: client exit status $rc"
+	return "$rc"
+}
