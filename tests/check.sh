@@ -1,12 +1,14 @@
 #!/bin/bash
 # Run the test suite: host tests (tests/host/*.sh), then guest tests
-# (tests/guest/*.sh, each in its own boot of the 6.12 guest via tests/vm/run).
+# (tests/guest/*.sh, each in its own boot of the 6.12 guest via tests/vm/run),
+# then two-host tests (tests/pair/*.sh, each in one boot of two guests on one
+# link via tests/vm/pair; they count as guest tests).
 #
 # usage: tests/check.sh [--host-only|--guest-only] [--repeat N] [--load] [NAME-PATTERN...]
 #
 #   --host-only, --guest-only   only one kind of test
-#   NAME-PATTERN                only the tests whose name (host/NN-x, guest/NN-x)
-#                               contains one of the patterns
+#   NAME-PATTERN                only the tests whose name (host/NN-x, guest/NN-x,
+#                               pair/NN-x) contains one of the patterns
 #   --repeat N                  run the selected tests N times in a row (rounds)
 #                               and end with a table: per test its runs,
 #                               failures, skips, slowest and median time; per
@@ -27,7 +29,10 @@
 # A test passes with exit 0, is skipped with exit 77 (it prints "SKIP: reason"),
 # and fails otherwise; a guest test also fails when the guest console shows
 # kernel trouble.  A guest test may carry a line "# vm-args: ..." with options
-# for tests/vm/run (e.g. --rxe stock, -m 3G).  Logs: build/check/<test>.log.
+# for tests/vm/run (e.g. --rxe stock, -m 3G).  A two-host test runs in both
+# guests ($ROLE a or b) and may carry "# pair-args: ..." with options for
+# tests/vm/pair (e.g. --a ours --b stock --mtu 4200).  Logs:
+# build/check/<test>.log (a two-host test's consoles: build/check/<test>.d/).
 # The last line is "N passed, N failed, N skipped" (over all rounds); the exit
 # status is non-zero if anything failed.
 set -uo pipefail
@@ -148,6 +153,38 @@ run_guest() {
 	done
 }
 
+# Two-host tests: the same script in both guests of one tests/vm/pair run;
+# the log gets both consoles.
+run_pair() {
+	local t name log t0 rc args r
+	for t in "$TOP"/tests/pair/*.sh; do
+		[ -e "$t" ] || continue
+		name=pair/$(basename "$t" .sh)
+		selected "$name" || continue
+		log=$LOGS/${name//\//_}.log
+		args=$(sed -n 's/^# pair-args: //p' "$t" | head -1)
+		rm -rf "$log.d"
+		t0=$(date +%s)
+		# shellcheck disable=SC2086
+		"$TOP/tests/vm/pair" -q $args --logdir "$log.d" --cmd-a "bash $(printf %q "$t")" \
+			--cmd-b "bash $(printf %q "$t")" >"$log" 2>&1 </dev/null
+		rc=$?
+		for r in a b; do
+			echo "===== console of guest $r ($log.d/$r.console)"
+			cat "$log.d/$r.console" 2>/dev/null
+		done >>"$log"
+		# what a failure report's tail must show, from both guests
+		{
+			echo "===== summary"
+			grep -aH '^FAIL' "$log.d/a.console" "$log.d/b.console" 2>/dev/null
+			grep -a '^\[vm/pair\]' "$log"
+		} >>"$log.sum"
+		cat "$log.sum" >>"$log"
+		rm -f "$log.sum"
+		record "$name" "$rc" $(($(date +%s) - t0)) "$log"
+	done
+}
+
 # ---------------------------------------------------------------- --load
 # Two guests running tests/lib/load-guest.sh, each in a session of its own
 # (setsid), so that stopping one reaches its QEMU.
@@ -259,6 +296,7 @@ for ((round = 1; round <= repeat; round++)); do
 	[ "$table" = 1 ] && say "== round $round of $repeat (host load $l0)"
 	[ "$host" = 1 ] && run_host
 	[ "$guest" = 1 ] && run_guest
+	[ "$guest" = 1 ] && run_pair
 	l1=$(cut -d' ' -f1-3 /proc/loadavg)
 	rounds+=("$(printf '%-6s %-16s %-16s %6ss  %s' "$round" "$l0" "$l1" $(($(date +%s) - r0)) \
 		"$((pass - p0)) passed, $((fail - f0)) failed, $((skip - s0)) skipped")")

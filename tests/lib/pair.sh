@@ -192,3 +192,51 @@ pair_rv() {
 	echo "== $label: client exit status $rc"
 	return "$rc"
 }
+
+# pair_perftest_case SERVER_ROLE SERVER_ODP CLIENT_ODP PROG ARGS...: one
+# perftest case of the interop matrix, --odp on the server and/or the client
+# (1 = yes).  A side with --odp must really have gone through ODP: its driver
+# faulted pages in, no ODP fault failed, no page was pinned.  The client
+# prints "RESULT <server>-><client> PROG ... value unit".  Returns 1 (with
+# the reason) when this side failed.  (perftest 4.5 refuses --odp with
+# ib_atomic_bw, "ODP does not support ATOMICS for now": ODP atomics across the
+# link are reclaim-verify's.)
+pair_perftest_case() {
+	local srole=$1 sodp=$2 codp=$3 prog=$4 odp=0 hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
+	local f0 f1 e0 e1 p0 p1 rc side v kind=bw unit=Gb/s
+	shift 4
+	local PT_SERVER_ARGS='' PT_CLIENT_ARGS=''
+	[ "$sodp" = 1 ] && PT_SERVER_ARGS=--odp
+	[ "$codp" = 1 ] && PT_CLIENT_ARGS=--odp
+	side=client
+	[ "$ROLE" = "$srole" ] && side=server
+	{ [ "$side" = server ] && [ "$sodp" = 1 ]; } || { [ "$side" = client ] && [ "$codp" = 1 ]; } && odp=1
+	if [ "$odp" = 1 ]; then
+		[ -e "$hw/odp_pages_faulted" ] || { echo "FAIL: --odp on $ROLE, whose rdma_rxe ($RXE_MODE) has no ODP counters"; return 1; }
+		f0=$(cat "$hw/odp_pages_faulted") e0=$(cat "$hw/odp_fault_errors")
+		p0=$(awk '$1 == "nr_foll_pin_acquired" { print $2 }' /proc/vmstat)
+	fi
+	pair_perftest "$srole" "$prog" "$@"
+	rc=$?
+	[ "$rc" = 0 ] || { echo "FAIL: $prog $* (server in $srole${PT_SERVER_ARGS:+ with --odp}${PT_CLIENT_ARGS:+, client with --odp}): the $side in $ROLE failed, rc $rc"; return 1; }
+	if [ "$odp" = 1 ]; then
+		f1=$(cat "$hw/odp_pages_faulted") e1=$(cat "$hw/odp_fault_errors")
+		p1=$(awk '$1 == "nr_foll_pin_acquired" { print $2 }' /proc/vmstat)
+		echo "$prog, $side with --odp in $ROLE: odp_pages_faulted +$((f1 - f0)), odp_fault_errors +$((e1 - e0)), nr_foll_pin_acquired +$((p1 - p0))"
+		[ "$f1" -gt "$f0" ] || { echo "FAIL: $prog --odp on the $side ($ROLE): no page faulted in: not ODP?"; return 1; }
+		[ "$e1" = "$e0" ] || { echo "FAIL: $prog --odp on the $side ($ROLE): $((e1 - e0)) ODP faults failed"; return 1; }
+		[ "$p1" = "$p0" ] || { echo "FAIL: $prog --odp on the $side ($ROLE): $((p1 - p0)) pages pinned"; return 1; }
+	fi
+	if [ "$side" = client ]; then
+		case "$prog" in *_lat) kind=lat unit=us ;; esac
+		v=n/a
+		perftest_clock_ok "${PT_LOG:-/tmp/perftest}-client.log" &&
+			v=$(perftest_value "${PT_LOG:-/tmp/perftest}-client.log" "$kind")
+		[ -n "$v" ] || { echo "FAIL: $prog: no result line in the client's log"; cat "${PT_LOG:-/tmp/perftest}-client.log"; return 1; }
+		if [ "$v" != n/a ] && [ "$kind" = bw ]; then
+			awk -v b="$v" 'BEGIN { exit !(b + 0 > 0) }' || { echo "FAIL: $prog reported bandwidth $v"; return 1; }
+		fi
+		echo "RESULT $srole($([ "$srole" = "$ROLE" ] && echo "$RXE_MODE" || echo "$PEER_RXE")${PT_SERVER_ARGS:+ odp})->$ROLE($RXE_MODE${PT_CLIENT_ARGS:+ odp}) $prog $* : $v $unit"
+	fi
+	return 0
+}

@@ -131,6 +131,31 @@ perftest_clock_ok() {
 	! grep -q 'Correlation coefficient r^2' "$1"
 }
 
+# The result line of a perftest log: average bandwidth [Gb/s] or t_avg [us].
+# perftest prints BW average with two decimals from 0.1 Gb/s on (0.11); then
+# bytes x MsgRate (six decimals) gives the bandwidth more precisely.
+# perftest_value LOG bw|lat: the figure of a run (print it only when
+# perftest_clock_ok LOG).
+perftest_value() {
+	awk -v kind="$2" '
+		/^ *#bytes/ { for (i = 1; i <= NF; i++) if ($i == "t_avg[usec]") col = i; hdr = 1; next }
+		hdr && NF >= 3 && $1 ~ /^[0-9]+$/ {
+			if (kind == "bw") {
+				d = $4
+				gsub(/[^0-9]/, "", d)
+				sub(/^0+/, "", d)
+				# "0.11": two digits; bytes x Mpps has more
+				if (length(d) < 3 && $5 > 0)
+					printf "%.6g\n", $1 * $5 * 8 / 1000
+				else
+					print $4
+			} else
+				print $col
+			exit
+		}
+	' "$1"
+}
+
 # perftest PROG ARGS...: server and client of one perftest binary on rxe0
 # (loopback), both with ARGS; PT_SERVER_ARGS and PT_CLIENT_ARGS add words for
 # one side only (e.g. --odp).  Logs: $PT_LOG-server.log and $PT_LOG-client.log
