@@ -156,17 +156,18 @@ run_guest() {
 # Two-host tests: the same script in both guests of one tests/vm/pair run;
 # the log gets both consoles.
 run_pair() {
-	local t name log t0 rc args r
+	local t name log t0 rc r
+	local -a args
 	for t in "$TOP"/tests/pair/*.sh; do
 		[ -e "$t" ] || continue
 		name=pair/$(basename "$t" .sh)
 		selected "$name" || continue
 		log=$LOGS/${name//\//_}.log
-		args=$(sed -n 's/^# pair-args: //p' "$t" | head -1)
+		# the line is shell words (--netem 'loss 1% delay 1ms')
+		eval "args=($(sed -n 's/^# pair-args: //p' "$t" | head -1))"
 		rm -rf "$log.d"
 		t0=$(date +%s)
-		# shellcheck disable=SC2086
-		"$TOP/tests/vm/pair" -q $args --logdir "$log.d" --cmd-a "bash $(printf %q "$t")" \
+		"$TOP/tests/vm/pair" -q "${args[@]}" --logdir "$log.d" --cmd-a "bash $(printf %q "$t")" \
 			--cmd-b "bash $(printf %q "$t")" >"$log" 2>&1 </dev/null
 		rc=$?
 		for r in a b; do

@@ -30,7 +30,7 @@ pair_signal() {
 	local name=$1 secs=${2:-$PAIR_WAIT} i reply
 	[[ "$name" =~ ^[A-Za-z0-9._-]+$ ]] || { echo "pair_signal: bad name '$name'"; return 2; }
 	for ((i = 0; i < secs * 5; i++)); do
-		if exec 3<>"/dev/tcp/$PEER/$PAIR_PORT" 2>/dev/null; then
+		if { exec 3<>"/dev/tcp/$PEER/$PAIR_PORT"; } 2>/dev/null; then
 			echo "$name" >&3
 			reply=
 			read -r -t 10 reply <&3
@@ -239,4 +239,67 @@ pair_perftest_case() {
 		echo "RESULT $srole($([ "$srole" = "$ROLE" ] && echo "$RXE_MODE" || echo "$PEER_RXE")${PT_SERVER_ARGS:+ odp})->$ROLE($RXE_MODE${PT_CLIENT_ARGS:+ odp}) $prog $* : $v $unit"
 	fi
 	return 0
+}
+
+# pair_hw NAME: this guest's rxe0 hardware counter NAME (0 when the module
+# has no such counter: stock rxe has no odp_* ones).
+pair_hw() {
+	cat "/sys/class/infiniband/rxe0/ports/1/hw_counters/$1" 2>/dev/null || echo 0
+}
+
+# pair_swap: zram swap (1 GiB) for the ODP side of reclaim-verify, so that
+# pageout and a cgroup limit have somewhere to put pages.
+pair_swap() {
+	local dev
+	grep -q zram /proc/swaps && return 0
+	modprobe zram || return 1
+	dev=$(zramctl --find --size 1G) || return 1
+	mkswap "$dev" >/dev/null && swapon "$dev"
+}
+
+# pair_rv_ok LABEL: the assertions on this side's report of every
+# reclaim-verify run across the link that must keep all data: the tool's
+# verdict is PASS, blocks moved and were verified, 0 stale, 0 corrupt,
+# nothing unexplained, no error completion.  (rv_check: exits the test with
+# FAIL on the first one that does not hold.)
+pair_rv_ok() {
+	local l=$1
+	rv_check "$l" 'd["pass"]' "$ROLE: the tool's verdict is PASS"
+	rv_check "$l" 'd["blocks_verified"] >= 50' "$ROLE: at least 50 blocks verified byte by byte"
+	rv_check "$l" 'd["stale_blocks"] == 0 and d["corrupt_blocks"] == 0 and d["unexplained"] == 0' "$ROLE: 0 stale, 0 corrupt blocks"
+	rv_check "$l" 'not d["error_completions"]' "$ROLE: no error completions"
+	echo "$l ($ROLE, $RXE_MODE): $(rv_get "$l" 'd["blocks_verified"]') blocks verified, 0 stale, 0 corrupt, 0 error completions"
+}
+
+# pair_rv_odp LABEL: pair_rv_ok, and for the ODP side that ran every reclaim
+# kind under a cgroup limit: nothing pinned, the driver faulted and
+# invalidated, every kind fired, the cgroup limit (below the working set) hit
+# MRs with transfers in flight, swapped pages out, killed nothing.
+pair_rv_odp() {
+	local l=$1 k
+	pair_rv_ok "$l"
+	rv_check "$l" 'd["vmstat"]["nr_foll_pin_acquired"] == 0' "$ROLE: ODP registration and traffic pinned no page"
+	rv_check "$l" 'd["hw_counters"].get("odp_faults", 0) > 0' "$ROLE: the driver faulted pages in"
+	rv_check "$l" 'd["hw_counters"].get("odp_invalidations", 0) > 0' "$ROLE: the driver saw invalidations"
+	for k in $(rv_get "$l" '" ".join(sorted(d["events"]))'); do
+		rv_check "$l" "d['events']['$k']['events'] > 0" "$ROLE: $k events fired"
+	done
+	rv_check "$l" 'd["events"]["cgroup"]["in_flight"] > 0' "$ROLE: the cgroup limit hit MRs with transfers in flight"
+	rv_check "$l" 'd["events"]["cgroup"]["memory_max"] < d["events"]["cgroup"]["working_set"]' "$ROLE: memory.max is below the working set"
+	rv_check "$l" 'd["vmstat"]["pswpout"] > 0 and d["events"]["cgroup"]["oom_kill"] == 0' "$ROLE: pages went to swap, no OOM kill"
+	local ev hw
+	ev=$(rv_get "$l" "', '.join('%s %d' % (k, v['events']) for k, v in sorted(d['events'].items()))")
+	hw=$(rv_get "$l" "', '.join('%s %d' % (k, v) for k, v in sorted(d['hw_counters'].items()) if v)")
+	echo "$l ($ROLE): events: $ev; driver: $hw"
+}
+
+# pair_rv_verify LABEL ODP_ROLE: the checks of one ODP-against-pinned
+# reclaim-verify case on this side: pair_rv_odp in ODP_ROLE's guest,
+# pair_rv_ok in the other.  Exits the test with FAIL when one does not hold.
+pair_rv_verify() {
+	if [ "$ROLE" = "$2" ]; then
+		pair_rv_odp "$1" || fail "$1: the ODP checks did not run in $ROLE"
+	else
+		pair_rv_ok "$1" || fail "$1: the checks did not run in $ROLE"
+	fi
 }

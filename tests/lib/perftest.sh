@@ -32,13 +32,15 @@ PT_TIMEOUT=${PT_TIMEOUT:-180}
 PT_LISTEN_WAIT=${PT_LISTEN_WAIT:-60}
 PT_PORT=${PT_PORT:-18600}
 
-# wait_listen PORT SECONDS [PID]: until a TCP server listens on PORT (a fixed
-# sleep is not enough in a TCG guest on a loaded host); gives up at once when
-# PID, the server, is gone.
+# wait_listen PORT SECONDS [PID]: until a TCP server (or a perftest -R server,
+# on rdma_cm) listens on PORT (a fixed sleep is not enough in a TCG guest on a
+# loaded host); gives up at once when PID, the server, is gone.
 wait_listen() {
 	local port=$1 i
 	for ((i = 0; i < $2 * 10; i++)); do
 		ss -Hltn "sport = :$port" | grep -q . && return 0
+		# perftest -R (rdma_cm) listens on an rdma_cm port, not on TCP
+		rdma resource show cm_id 2>/dev/null | grep -q "state LISTEN .*src-addr [^ ]*:$port\b" && return 0
 		if [ -n "${3:-}" ] && ! kill -0 "$3" 2>/dev/null; then
 			echo "the server exited before it listened on port $port"
 			return 1

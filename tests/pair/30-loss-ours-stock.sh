@@ -1,0 +1,58 @@
+#!/bin/bash
+# OUR rdma_rxe with ODP (guest a) against Debian's stock rdma_rxe (guest b)
+# on a link that loses packets, MTU 1500: tests/vm/pair --netem puts
+# 'loss 1% delay 1ms' on both guests' eth0, so each direction loses 1%.
+# perftest (write, read, send) with --odp on our server and on our client;
+# reclaim-verify both ways with every reclaim kind under a cgroup limit on the
+# ODP side; then 5% loss with reordering, reclaim-verify both ways again.
+# Retransmission races ODP faults, RNR NAKs and invalidations: every run
+# completes, both sides verify every byte (0 stale, 0 corrupt, 0 error
+# completions), and both guests really retransmitted (their rxe counters of
+# sequence errors, duplicates and retries moved).
+# pair-args: --a ours --b stock --mtu 1500 --netem 'loss 1% delay 1ms'
+source "$TOP/tests/lib/guest.sh"
+source "$TOP/tests/lib/pair.sh"
+source "$TOP/userspace/reclaim-verify/guest-env.sh"
+
+CNT="out_of_seq_request duplicate_request rcvd_seq_err completer_retry_err rcvd_rnr_err send_rnr_err retry_exceeded_err retry_rnr_exceeded_err odp_rnr_naks odp_fault_retries odp_fault_errors"
+declare -A c0
+for c in $CNT; do c0[$c]=$(pair_hw "$c"); done
+tc qdisc show dev eth0 | grep -q 'netem.*loss 1%' || fail "no netem loss on eth0 in $ROLE: $(tc qdisc show dev eth0)"
+
+if [ "$RXE_MODE" = ours ]; then
+	pair_swap || fail "zram swap in $ROLE"
+fi
+
+BW="-s 65536 -n 100 --report_gbits"
+for prog in ib_write_bw ib_read_bw ib_send_bw; do
+	# shellcheck disable=SC2086
+	pair_perftest_case a 1 0 "$prog" $BW || exit 1 # ours --odp serves stock
+	# shellcheck disable=SC2086
+	pair_perftest_case b 0 1 "$prog" $BW || exit 1 # stock serves ours --odp
+done
+
+ODP="--odp -r all -d 12"
+STOCK="--pinned -r none -d 12"
+rv_both() { # LABEL: our ODP server, then our ODP client, against stock
+	pair_rv a "$1-odp-server" "$ODP" "$STOCK" || fail "$1-odp-server run failed in $ROLE"
+	pair_rv_verify "$1-odp-server" a
+	pair_rv b "$1-odp-client" "$STOCK" "$ODP" || fail "$1-odp-client run failed in $ROLE"
+	pair_rv_verify "$1-odp-client" a
+}
+rv_both loss1
+pair_netem loss 5% delay 1ms reorder 25% 50% || fail "netem in $ROLE"
+rv_both loss5-reorder
+pair_netem
+
+line=
+for c in $CNT; do line+=" $c +$(($(pair_hw "$c") - c0[$c]))"; done
+echo "rxe0 counters in $ROLE ($RXE_MODE) over the test:$line"
+re=0
+for c in out_of_seq_request duplicate_request rcvd_seq_err completer_retry_err; do
+	re=$((re + $(pair_hw "$c") - c0[$c]))
+done
+[ "$re" -gt 0 ] || fail "$ROLE: no retransmission seen (no sequence error, duplicate or retry) on a lossy link"
+for c in retry_exceeded_err retry_rnr_exceeded_err; do
+	[ "$(pair_hw "$c")" = "${c0[$c]}" ] || fail "$ROLE: $c moved: a QP gave up"
+done
+echo "30-loss-ours-stock ($ROLE): ok"
