@@ -31,10 +31,21 @@ for prog in ib_write_bw ib_read_bw ib_send_bw; do
 	pair_perftest_case b 0 1 "$prog" $BW || exit 1 # stock serves ours --odp
 done
 
-ODP="--odp -r all -d 12"
-STOCK="--pinned -r none -d 12"
+# A stock requester must not mix RDMA READ or atomics with WRITE/SEND on a
+# link that loses packets: when it resends a WRITE/SEND, the responder ACKs
+# each duplicate with its latest PSN, and stock rxe's completer takes such an
+# ACK for the READ or atomic at the head of its send queue (our patch 0014
+# fixes that in ours): a WARN in the stock completer, a wrong read-back, and
+# the QP in error.  It takes a responder slow enough for the requester to
+# time out and resend: our ODP server under a cgroup limit and 1% loss is
+# (seen in this test), a pinned stock or ours server was not in 20 s of the
+# same traffic.  So the stock client writes and sends only; our ODP client
+# runs every operation.
+ODP="--odp -r all -d 10"
+STOCK="--pinned -r none -d 10"
+STOCK_CLIENT="$STOCK --ops write,send"
 rv_both() { # LABEL: our ODP server, then our ODP client, against stock
-	pair_rv a "$1-odp-server" "$ODP" "$STOCK" || fail "$1-odp-server run failed in $ROLE"
+	pair_rv a "$1-odp-server" "$ODP" "$STOCK_CLIENT" || fail "$1-odp-server run failed in $ROLE"
 	pair_rv_verify "$1-odp-server" a
 	pair_rv b "$1-odp-client" "$STOCK" "$ODP" || fail "$1-odp-client run failed in $ROLE"
 	pair_rv_verify "$1-odp-client" a
