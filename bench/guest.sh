@@ -142,29 +142,6 @@ log "ODP: $ODP ($(tr '\n' ' ' <<<"$caps"))"
 # shellcheck source=../tests/lib/perftest.sh
 source "$TOP/tests/lib/perftest.sh"
 
-# The result line of a perftest log: average bandwidth [Gb/s] or t_avg [us].
-# perftest prints BW average with two decimals from 0.1 Gb/s on (0.11); then
-# bytes x MsgRate (six decimals) gives the bandwidth more precisely.
-perftest_value() { # log bw|lat
-	awk -v kind="$2" '
-		/^ *#bytes/ { for (i = 1; i <= NF; i++) if ($i == "t_avg[usec]") col = i; hdr = 1; next }
-		hdr && NF >= 3 && $1 ~ /^[0-9]+$/ {
-			if (kind == "bw") {
-				d = $4
-				gsub(/[^0-9]/, "", d)
-				sub(/^0+/, "", d)
-				# "0.11": two digits; bytes x Mpps has more
-				if (length(d) < 3 && $5 > 0)
-					printf "%.6g\n", $1 * $5 * 8 / 1000
-				else
-					print $4
-			} else
-				print $col
-			exit
-		}
-	' "$1"
-}
-
 run_perftest() {
 	local run prog size kind mode args lg v n order unit
 	for run in $(seq "$PT_RUNS"); do

@@ -1,14 +1,16 @@
 #!/bin/bash
 # Run the test suite: host tests (tests/host/*.sh), then guest tests
 # (tests/guest/*.sh, each in its own boot of the 6.12 guest via tests/vm/run),
-# then the debug-kernel stage (debug/*: the tests marked "# debug-kernel:").
+# then two-host tests (tests/pair/*.sh, each in one boot of two guests on one
+# link via tests/vm/pair; they count as guest tests), then the debug-kernel
+# stage (debug/*: the tests marked "# debug-kernel:").
 #
 # usage: tests/check.sh [--host-only|--guest-only] [--repeat N] [--load] [NAME-PATTERN...]
 #
 #   --host-only, --guest-only   only one kind of test
 #   NAME-PATTERN                only the tests whose name (host/NN-x, guest/NN-x,
-#                               debug/NN-x: the debug-kernel stage)
-#                               contains one of the patterns
+#                               pair/NN-x, debug/NN-x: the debug-kernel
+#                               stage) contains one of the patterns
 #   --repeat N                  run the selected tests N times in a row (rounds)
 #                               and end with a table: per test its runs,
 #                               failures, skips, slowest and median time; per
@@ -33,7 +35,10 @@
 # "# debug-kernel: [options]" runs a second time, as debug/<test>, on the debug
 # kernel (KASAN, lockdep, ...: tests/vm/run --kernel debug, after the vm-args,
 # then these options); tests waiting in userspace/reclaim-verify/pending/ may
-# carry that line too.  Logs: build/check/<test>.log.
+# carry that line too.  A two-host test runs in both guests ($ROLE a or b) and
+# may carry "# pair-args: ..." with options for tests/vm/pair (e.g. --a ours
+# --b stock --mtu 4200).  Logs: build/check/<test>.log (a two-host test's
+# consoles: build/check/<test>.d/).
 # The last line is "N passed, N failed, N skipped" (over all rounds); the exit
 # status is non-zero if anything failed.
 set -uo pipefail
@@ -165,6 +170,39 @@ run_guest() { # prod|debug
 	done
 }
 
+# Two-host tests: the same script in both guests of one tests/vm/pair run;
+# the log gets both consoles.
+run_pair() {
+	local t name log t0 rc r
+	local -a args
+	for t in "$TOP"/tests/pair/*.sh; do
+		[ -e "$t" ] || continue
+		name=pair/$(basename "$t" .sh)
+		selected "$name" || continue
+		log=$LOGS/${name//\//_}.log
+		# the line is shell words (--netem 'loss 1% delay 1ms')
+		eval "args=($(sed -n 's/^# pair-args: //p' "$t" | head -1))"
+		rm -rf "$log.d"
+		t0=$(date +%s)
+		"$TOP/tests/vm/pair" -q "${args[@]}" --logdir "$log.d" --cmd-a "bash $(printf %q "$t")" \
+			--cmd-b "bash $(printf %q "$t")" >"$log" 2>&1 </dev/null
+		rc=$?
+		for r in a b; do
+			echo "===== console of guest $r ($log.d/$r.console)"
+			cat "$log.d/$r.console" 2>/dev/null
+		done >>"$log"
+		# what a failure report's tail must show, from both guests
+		{
+			echo "===== summary"
+			grep -aH '^FAIL' "$log.d/a.console" "$log.d/b.console" 2>/dev/null
+			grep -a '^\[vm/pair\]' "$log"
+		} >>"$log.sum"
+		cat "$log.sum" >>"$log"
+		rm -f "$log.sum"
+		record "$name" "$rc" $(($(date +%s) - t0)) "$log"
+	done
+}
+
 # ---------------------------------------------------------------- --load
 # Two guests running tests/lib/load-guest.sh, each in a session of its own
 # (setsid), so that stopping one reaches its QEMU.
@@ -277,6 +315,7 @@ for ((round = 1; round <= repeat; round++)); do
 	[ "$host" = 1 ] && run_host
 	if [ "$guest" = 1 ]; then
 		run_guest prod
+		run_pair
 		d0=$(date +%s)
 		run_guest debug
 		say "debug-kernel stage: $(($(date +%s) - d0)) s"

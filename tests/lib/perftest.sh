@@ -32,13 +32,15 @@ PT_TIMEOUT=${PT_TIMEOUT:-180}
 PT_LISTEN_WAIT=${PT_LISTEN_WAIT:-60}
 PT_PORT=${PT_PORT:-18600}
 
-# wait_listen PORT SECONDS [PID]: until a TCP server listens on PORT (a fixed
-# sleep is not enough in a TCG guest on a loaded host); gives up at once when
-# PID, the server, is gone.
+# wait_listen PORT SECONDS [PID]: until a TCP server (or a perftest -R server,
+# on rdma_cm) listens on PORT (a fixed sleep is not enough in a TCG guest on a
+# loaded host); gives up at once when PID, the server, is gone.
 wait_listen() {
 	local port=$1 i
 	for ((i = 0; i < $2 * 10; i++)); do
 		ss -Hltn "sport = :$port" | grep -q . && return 0
+		# perftest -R (rdma_cm) listens on an rdma_cm port, not on TCP
+		rdma resource show cm_id 2>/dev/null | grep -q "state LISTEN .*src-addr [^ ]*:$port\b" && return 0
 		if [ -n "${3:-}" ] && ! kill -0 "$3" 2>/dev/null; then
 			echo "the server exited before it listened on port $port"
 			return 1
@@ -129,6 +131,31 @@ perftest_client() {
 # calibration leaves them 0 or inf.
 perftest_clock_ok() {
 	! grep -q 'Correlation coefficient r^2' "$1"
+}
+
+# The result line of a perftest log: average bandwidth [Gb/s] or t_avg [us].
+# perftest prints BW average with two decimals from 0.1 Gb/s on (0.11); then
+# bytes x MsgRate (six decimals) gives the bandwidth more precisely.
+# perftest_value LOG bw|lat: the figure of a run (print it only when
+# perftest_clock_ok LOG).
+perftest_value() {
+	awk -v kind="$2" '
+		/^ *#bytes/ { for (i = 1; i <= NF; i++) if ($i == "t_avg[usec]") col = i; hdr = 1; next }
+		hdr && NF >= 3 && $1 ~ /^[0-9]+$/ {
+			if (kind == "bw") {
+				d = $4
+				gsub(/[^0-9]/, "", d)
+				sub(/^0+/, "", d)
+				# "0.11": two digits; bytes x Mpps has more
+				if (length(d) < 3 && $5 > 0)
+					printf "%.6g\n", $1 * $5 * 8 / 1000
+				else
+					print $4
+			} else
+				print $col
+			exit
+		}
+	' "$1"
 }
 
 # perftest PROG ARGS...: server and client of one perftest binary on rxe0

@@ -3,8 +3,23 @@
 #   RXE_MODE=ours   insmod the rdma_rxe.ko we built (RXE_KO), never Debian's
 #   RXE_MODE=stock  modprobe Debian's rdma_rxe (for comparisons)
 #   RXE_MODE=none   no RDMA
-# On success rxe0 runs on lo and RXE_GID holds the IPv4-mapped GID index.
+# On success rxe0 runs on lo (on eth0 with tests/vm/run --net: RXE_NETDEV,
+# RXE_NET_IP, RXE_NET_MTU) and RXE_GID holds the IPv4-mapped GID index.
+
+# net_up: eth0, the virtio NIC of tests/vm/run --net, up with its address and
+# MTU, and netem ready for tests that lose or reorder packets.
+net_up() {
+	modprobe -a virtio_net sch_netem || return 1
+	ip link set eth0 mtu "$RXE_NET_MTU" || return 1
+	ip addr add "$RXE_NET_IP" dev eth0 || return 1
+	ip link set eth0 up || return 1
+	echo "guest: eth0 $RXE_NET_IP mtu $RXE_NET_MTU"
+}
+
 rxe_up() {
+	if [ -n "${RXE_NETDEV:-}" ]; then
+		net_up || { echo "guest: eth0 setup failed"; return 1; }
+	fi
 	case "$RXE_MODE" in
 	none) return 0 ;;
 	ours)
@@ -31,7 +46,7 @@ rxe_up() {
 		return 1
 		;;
 	esac
-	rdma link add rxe0 type rxe netdev lo || return 1
+	rdma link add rxe0 type rxe netdev "${RXE_NETDEV:-lo}" || return 1
 	# Tests address rxe0 by its IPv4-mapped GID: wait for it (bounded)
 	# rather than guess its index.
 	local i
