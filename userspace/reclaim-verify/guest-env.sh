@@ -8,8 +8,13 @@
 # zram swap so pageout and the cgroup limit have somewhere to put pages.
 # Sets RV_ADDR.
 rv_guest_setup() {
-	RV_ADDR=10.77.0.1
+	# link-local (the project never uses private or public ranges), and apart
+	# from tests/vm/pair's 169.254.77.x link
+	RV_ADDR=169.254.99.1
 	export RV_ADDR
+	# the tail of the IPv4-mapped GID rxe0 gets for it: a9fe:6301
+	local gid_tail
+	gid_tail=$(printf '%02x%02x:%02x%02x' ${RV_ADDR//./ })
 	if ! ip -4 addr show dev rv0 2>/dev/null | grep -q "$RV_ADDR"; then
 		rdma link delete rxe0 2>/dev/null
 		ip link add rv0 type dummy || return 1
@@ -18,11 +23,11 @@ rv_guest_setup() {
 		rdma link add rxe0 type rxe netdev rv0 || return 1
 		local i
 		for i in $(seq 300); do
-			grep -q "0a4d:0001" /sys/class/infiniband/rxe0/ports/1/gids/* 2>/dev/null && break
+			grep -q "$gid_tail" /sys/class/infiniband/rxe0/ports/1/gids/* 2>/dev/null && break
 			sleep 0.1
 		done
 		# rdma_cm resolves $RV_ADDR through this GID: without it every run fails
-		grep -q "0a4d:0001" /sys/class/infiniband/rxe0/ports/1/gids/* 2>/dev/null ||
+		grep -q "$gid_tail" /sys/class/infiniband/rxe0/ports/1/gids/* 2>/dev/null ||
 			{ echo "rv_guest_setup: rxe0 has no GID for $RV_ADDR after 30 s"; return 1; }
 	fi
 	if ! grep -q zram /proc/swaps; then

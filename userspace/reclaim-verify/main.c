@@ -458,7 +458,7 @@ int main(int argc, char **argv)
 	}
 	if (ctx->cfg.mode == RV_LOOPBACK && !ctx->cfg.addr[0] &&
 	    find_rdma_addr(ctx->cfg.addr, sizeof(ctx->cfg.addr))) {
-		fprintf(stderr, "reclaim-verify: no RDMA device has a usable IPv4 address (rdma_cm needs an Ethernet netdev with an address that is not 127.x; e.g. put rxe on a dummy device: ip link add rv0 type dummy; ip addr add 10.77.0.1/24 dev rv0; ip link set rv0 up; rdma link add rxe0 type rxe netdev rv0), or pass --addr\n");
+		fprintf(stderr, "reclaim-verify: no RDMA device has a usable IPv4 address (rdma_cm needs an Ethernet netdev with an address that is not 127.x; e.g. put rxe on a dummy device: ip link add rv0 type dummy; ip addr add 169.254.99.1/24 dev rv0; ip link set rv0 up; rdma link add rxe0 type rxe netdev rv0), or pass --addr\n");
 		return 2;
 	}
 	ctx->have_swap = have_swap();

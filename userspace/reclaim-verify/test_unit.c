@@ -140,14 +140,14 @@ static void test_opts(void)
 	CHECK(parse(&c, "", err) == 0);
 	CHECK(c.mode == RV_LOOPBACK && c.mr == RV_MR_ODP && c.kinds == (1u << RV_NKINDS) - 1);
 	CHECK(c.addr[0] == 0);
-	CHECK(parse(&c, "--addr 10.1.2.3", err) == 0 && !strcmp(c.addr, "10.1.2.3"));
+	CHECK(parse(&c, "--addr 169.254.1.3", err) == 0 && !strcmp(c.addr, "169.254.1.3"));
 	CHECK(c.ops == 0xf && c.target % c.block == 0 && c.target >= 2ull * c.window * c.block);
 	CHECK(parse(&c, "--pinned -r dontneed,remap -d 2.5 -q 2 -w 4 -b 16K", err) == 0);
 	CHECK(c.mr == RV_MR_PINNED && c.kinds == ((1u << RV_EV_DONTNEED) | (1u << RV_EV_REMAP)));
 	CHECK(c.duration == 2.5 && c.qps == 2 && c.window == 4 && c.block == 16384);
 	CHECK(parse(&c, "--mix --no-reclaim --json", err) == 0 && c.mr == RV_MR_MIX && !c.kinds && c.json);
 	CHECK(parse(&c, "--server", err) == 0 && c.mode == RV_SERVER && !strcmp(c.addr, "0.0.0.0"));
-	CHECK(parse(&c, "--server 10.0.0.1 -p 999", err) == 0 && !strcmp(c.addr, "10.0.0.1") && c.port == 999);
+	CHECK(parse(&c, "--server 169.254.0.1 -p 999", err) == 0 && !strcmp(c.addr, "169.254.0.1") && c.port == 999);
 	CHECK(parse(&c, "--client 192.0.2.7", err) == 0 && c.mode == RV_CLIENT && !strcmp(c.addr, "192.0.2.7"));
 	CHECK(parse(&c, "--help", err) == 1);
 	CHECK(parse(&c, "-b 1000", err) < 0 && strstr(err, "multiple of 4K"));
