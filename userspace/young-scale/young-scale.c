@@ -24,6 +24,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -126,6 +127,9 @@ static void usage(FILE *f)
 "  -d, --dev NAME       RDMA device (default rxe0)\n"
 "  -g, --gid N          GID index (default $RXE_GID, else 1)\n"
 "  -h, --help           this text\n"
+"\n"
+"SIGTERM or SIGINT ends the repetitions after the reclaim in progress; the\n"
+"tool then deregisters its MRs and exits 0 as if the repetitions were done.\n"
 "\n"
 "Rows on stdout (section,case,mode,size,tag,run,value,unit), section young,\n"
 "size = N, tag = layout (+hot):\n"
@@ -595,21 +599,43 @@ static int reclaim_one(struct state *s, bool aging, int rep)
 	return 0;
 }
 
+/* Set by SIGTERM/SIGINT: a test that must bound how long this process keeps
+ * its MRs (tests/guest/43: an `rdma link delete` waits for it, and a task
+ * blocked for a minute is a hung-task report) asks it to stop. */
+static volatile sig_atomic_t stop_reps;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_reps = 1;
+}
+
+/* no SA_RESTART: a reclaim in progress is cut short, not finished first */
+static void catch_stop_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+}
+
 static int reclaim_reps(struct state *s)
 {
 	const struct opts *o = s->o;
 	int rep, k;
 
-	for (rep = 0; rep < o->warmup; rep++)
+	for (rep = 0; rep < o->warmup && !stop_reps; rep++)
 		if (reclaim_one(s, o->modes[0], 0))
-			return -1;
-	for (rep = 1; rep <= o->reps; rep++) {
-		for (k = 0; k < o->nmodes; k++) {
+			return stop_reps ? 0 : -1;
+	for (rep = 1; rep <= o->reps && !stop_reps; rep++) {
+		for (k = 0; k < o->nmodes && !stop_reps; k++) {
 			/* the second repetition starts with the other mode */
 			int m = (rep % 2 || o->nmodes == 1) ? k : o->nmodes - 1 - k;
 
+			/* a signal may cut the memory.reclaim write short (EINTR) */
 			if (reclaim_one(s, o->modes[m], rep))
-				return -1;
+				return stop_reps ? 0 : -1;
 		}
 		fprintf(stderr, "young-scale: N=%ld %s rep %d done\n", o->mrs, o->tag, rep);
 	}
@@ -706,6 +732,7 @@ int main(int argc, char **argv)
 
 	if (parse_opts(argc, argv, &o))
 		return 2;
+	catch_stop_signals();
 	s.o = &o;
 	err = cgroup_join(o.cgroup);
 	if (err) {
@@ -726,7 +753,7 @@ int main(int argc, char **argv)
 		goto out;
 	if (reclaim_reps(&s) || hot_stop(&s))
 		goto out;
-	for (rep = 1; rep <= o.inval_reps; rep++)
+	for (rep = 1; rep <= o.inval_reps && !stop_reps; rep++)
 		if (inval_one(&s, rep)) {
 			fprintf(stderr, "young-scale: invalidation rep %d failed: %s\n", rep,
 				strerror(errno));
