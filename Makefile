@@ -48,13 +48,13 @@ debug-kernel:
 dkms-src:
 	@bash $(TOP)/scripts/dkms-src.sh $(TOP) $(B)/dkms $(RXE_ODP_VERSION)
 
-check: deps all debug-kernel
+check: deps all
 	@bash $(TOP)/tests/check.sh
 
 check-host: all
 	@bash $(TOP)/tests/check.sh --host-only
 
-check-guest: all debug-kernel
+check-guest: all
 	@bash $(TOP)/tests/check.sh --guest-only
 
 demo: deps all

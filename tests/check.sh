@@ -3,7 +3,8 @@
 # (tests/guest/*.sh, each in its own boot of the 6.12 guest via tests/vm/run),
 # then two-host tests (tests/pair/*.sh, each in one boot of two guests on one
 # link via tests/vm/pair; they count as guest tests), then the debug-kernel
-# stage (debug/*: the tests marked "# debug-kernel:").
+# stage (debug/*: the tests marked "# debug-kernel:"; the debug kernel and our
+# module for it are built in the background at nice 19 from the start).
 #
 # usage: tests/check.sh [--host-only|--guest-only] [--repeat N] [--load] [NAME-PATTERN...]
 #
@@ -142,6 +143,40 @@ run_host() {
 	done
 }
 
+# ------------------------------------------------------ debug-kernel build
+# On a cold machine the debug kernel is a ~25-minute build. It runs in the
+# background from the start, at nice 19, so it takes only the CPU time the
+# host tests and the production-kernel guests leave idle (a TCG guest mostly
+# keeps one of the two cores busy), and the debug stage waits for it.
+DK_PID= DK_LOG=$LOGS/debug-kernel-build.log
+debug_selected() {
+	local t
+	for t in "$TOP"/tests/guest/*.sh "$TOP"/userspace/reclaim-verify/pending/*.sh; do
+		grep -q '^# debug-kernel:' "$t" 2>/dev/null && selected "debug/$(basename "$t" .sh)" &&
+			return 0
+	done
+	return 1
+}
+debug_build_start() {
+	[ "$guest" = 1 ] && debug_selected || return 0
+	# a session of its own, so that stopping it reaches the compilers
+	setsid nice -n 19 make --no-print-directory -C "$TOP" debug-kernel >"$DK_LOG" 2>&1 </dev/null &
+	DK_PID=$!
+	echo "debug kernel and our module for it: building in the background (nice 19), log $DK_LOG"
+}
+# debug_build_wait: 0 once the build is done; else it counts as a failed test.
+debug_build_wait() {
+	local rc t0=$(date +%s)
+	[ -n "$DK_PID" ] || return 0
+	wait "$DK_PID"
+	rc=$?
+	DK_PID=
+	echo "debug kernel build: rc $rc, waited $(($(date +%s) - t0)) s; $(tail -1 "$DK_LOG")"
+	[ "$rc" = 0 ] && return 0
+	record debug/build "$rc" $(($(date +%s) - t0)) "$DK_LOG"
+	return 1
+}
+
 run_guest() { # prod|debug
 	local kernel=$1 t name log t0 rc args files=("$TOP"/tests/guest/*.sh)
 	[ "$kernel" = debug ] && files+=("$TOP"/userspace/reclaim-verify/pending/*.sh)
@@ -277,6 +312,7 @@ load_report() {
 
 on_exit() {
 	[ ${#load_pids[@]} -gt 0 ] && load_stop 0
+	[ -z "$DK_PID" ] || kill -TERM -- "-$DK_PID" 2>/dev/null
 }
 trap on_exit EXIT
 trap 'exit 130' INT TERM
@@ -312,12 +348,13 @@ for ((round = 1; round <= repeat; round++)); do
 	l0=$(cut -d' ' -f1-3 /proc/loadavg)
 	r0=$(date +%s)
 	[ "$table" = 1 ] && say "== round $round of $repeat (host load $l0)"
+	[ "$round" = 1 ] && debug_build_start
 	[ "$host" = 1 ] && run_host
 	if [ "$guest" = 1 ]; then
 		run_guest prod
 		run_pair
 		d0=$(date +%s)
-		run_guest debug
+		debug_build_wait && run_guest debug
 		say "debug-kernel stage: $(($(date +%s) - d0)) s"
 	fi
 	l1=$(cut -d' ' -f1-3 /proc/loadavg)
