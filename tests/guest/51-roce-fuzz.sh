@@ -1,4 +1,5 @@
 #!/bin/bash
+# debug-kernel:
 # The RoCE packet fuzzer (userspace/roce-fuzz): crafted RoCEv2 packets from a
 # raw socket to rxe0's UDP port 4791, aimed at RC/UD QPs and pinned/ODP MRs
 # the fuzzer owns. First its ICRC is checked against packets rxe itself
