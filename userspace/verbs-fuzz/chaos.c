@@ -127,6 +127,12 @@ static int mem_op(struct rng *r, enum kind k, struct region *g)
 				exit(2);
 			}
 			memset(g->pst + off / 4096, MP_NONE, len / 4096);
+			/*
+			 * The filled hole reads back as zeros once made
+			 * accessible: no canary there until it is written
+			 * again (mprotect-rw does that).
+			 */
+			canary_fill(g, off, off + len);
 		}
 		break;
 	case K_REMAP:

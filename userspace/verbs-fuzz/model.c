@@ -487,8 +487,12 @@ int m_reg_errno(const struct m_view *v, uint64_t addr, uint64_t len, uint64_t io
 		(void)huge;
 		return 0;
 	}
-	/* pinned: ib_umem_get() and the page pinning */
-	if (!len || addr + len < addr || ((addr + len + M_PAGE - 1) & ~(M_PAGE - 1)) < addr + len)
+	/*
+	 * pinned: ib_umem_get() and the page pinning. It refuses zero pages,
+	 * not zero bytes: a length of 0 at an address inside a page pins that
+	 * page (seen on rxe: ibv_reg_mr(addr 0x...d1b, len 0) succeeds).
+	 */
+	if ((!len && !(addr & (M_PAGE - 1))) || addr + len < addr || ((addr + len + M_PAGE - 1) & ~(M_PAGE - 1)) < addr + len)
 		return EINVAL;
 	if (access & MA_FLUSH_PERSISTENT)
 		return EINVAL;		/* no persistent memory here */

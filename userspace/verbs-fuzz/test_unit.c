@@ -339,6 +339,9 @@ static void test_reg(void)
 	CHECK(m_reg_errno(&view, BASE, 100, BASE, MA_REMOTE_WRITE, 0) == EINVAL);
 	CHECK(m_reg_errno(&view, BASE, 100, BASE, MA_HUGETLB | MA_LOCAL_WRITE, 0) == EOPNOTSUPP);
 	CHECK(m_reg_errno(&view, BASE, 0, BASE, MA_ON_DEMAND, 0) == EINVAL);
+	/* pinned, 0 bytes: no page at a page boundary, the page inside one */
+	CHECK(m_reg_errno(&view, BASE, 0, BASE, MA_LOCAL_WRITE, 0) == EINVAL);
+	CHECK(m_reg_errno(&view, BASE + 8, 0, BASE + 8, MA_LOCAL_WRITE, 0) == 0);
 	CHECK(m_reg_errno(&view, BASE, 100, UINT64_MAX - 50, MA_ON_DEMAND, 0) == EINVAL);
 	CHECK(m_reg_errno(&view, BASE, 8192, UINT64_MAX & ~4095ull, MA_ON_DEMAND, 0) == EOVERFLOW);
 	CHECK(m_reg_errno(&view, 0, UINT64_MAX, 0, MA_ON_DEMAND, 0) == EOPNOTSUPP);

@@ -998,8 +998,14 @@ static void gen_one(struct rng *r)
 	if (w->req.op == M_FLUSH || (q->have_ring && (W.o.classes & C_RING) && !ud &&
 				     w->req.op != M_ATOMIC_WRITE && rng_pct(r, 10)))
 		w->req.path = M_PATH_RING;
+	/*
+	 * A UD QP's ibv_qp_ex has SEND and SEND with immediate only: librxe
+	 * leaves the other wr_* pointers NULL (the opcodes UD lacks go
+	 * through ibv_post_send()).
+	 */
 	if ((w->req.path == M_PATH_RING && (!q->have_ring || !(W.o.classes & C_RING))) ||
-	    (w->req.path == M_PATH_QPEX && !q->qpx) || (ud && w->req.path == M_PATH_RING)) {
+	    (w->req.path == M_PATH_QPEX && !q->qpx) || (ud && w->req.path == M_PATH_RING) ||
+	    (ud && w->req.path == M_PATH_QPEX && w->req.op != M_SEND && w->req.op != M_SEND_IMM)) {
 		wr_put(w);
 		return;
 	}
