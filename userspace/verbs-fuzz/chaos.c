@@ -121,8 +121,16 @@ static int mem_op(struct rng *r, enum kind k, struct region *g)
 			shadow_set_unknown(g, off, len);
 			traffic_reevaluate((int)(g - W.reg), 0);
 			usleep((useconds_t)rng_range(r, 0, 5000));
-			if (mmap(p, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
-			    MAP_FAILED) {
+			/*
+			 * A hugetlbfs region stays hugetlbfs: 4 KiB pages
+			 * under an ODP + HUGETLB MR fail every access (class
+			 * huge-small), which the model does not expect of a
+			 * huge region.  MAP_NORESERVE: nothing is taken from
+			 * the pool until a page is touched.
+			 */
+			if (mmap(p, len, PROT_NONE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |
+				 (g->huge ? MAP_HUGETLB | MAP_NORESERVE : 0), -1, 0) == MAP_FAILED) {
 				fprintf(stderr, "verbs-fuzz: cannot fill a hole: %s\n", strerror(errno));
 				exit(2);
 			}
