@@ -5,7 +5,8 @@
 # fixed seeds and one random seed (printed, so a failure can be replayed),
 # VERBS_FUZZ_TIME (20) seconds each.  Every completion status is checked
 # against the model, the data against the shadow, the canaries around
-# every MR, lost completions (hangs) and the kernel log: any of them ends
+# every MR, lost completions (a WR without completion for 60 s, twice rxe's
+# 30 s local-retry bound: a hang) and the kernel log: any of them ends
 # the run with exit 1 and a one-line reproducer.  The guest gets 2 MiB
 # hugepages (ODP + IBV_ACCESS_HUGETLB on hugetlbfs) and zram swap
 # (MADV_PAGEOUT) first.  Classes and cases whose kernel fix is not on main
@@ -47,7 +48,7 @@ secs=${VERBS_FUZZ_TIME:-20}
 random=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 for seed in 0x5eed0001 0x5eed0002 "0x$random"; do
 	echo "== verbs-fuzz --seed $seed --time $secs --classes $classes"
-	verbs-fuzz --seed "$seed" --time "$secs" --classes "$classes" --progress 10 ||
+	verbs-fuzz --seed "$seed" --time "$secs" --hang 60 --classes "$classes" --progress 10 ||
 		fail "verbs-fuzz found something with seed $seed (reproducer above)"
 done
 echo "verbs-fuzz: ok"

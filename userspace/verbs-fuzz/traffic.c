@@ -1926,8 +1926,10 @@ static int vq_waiting(const struct vq *q)
 		return 0;
 	if (q->err_seen || q->chaos_err)
 		return q->sqn;
+	/* what traffic_hang_check() excuses is not waited for either */
 	for (i = q->sqn; i > 0; i--)
-		if (q->sq[i - 1]->signaled || !(q->sq[i - 1]->allowed & M_ST(MS_SUCCESS)))
+		if (!q->sq[i - 1]->hostile &&
+		    (q->sq[i - 1]->signaled || !(q->sq[i - 1]->allowed & M_ST(MS_SUCCESS))))
 			return i;
 	return 0;
 }
