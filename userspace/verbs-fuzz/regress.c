@@ -352,6 +352,48 @@ out:
 	return ret;
 }
 
+/*
+ * Found by verbs-fuzz: rxe registered a pinned MR whose iova range wraps
+ * past 2^64, but mr_check_range() takes ranges for ones that do not wrap,
+ * so a SEND from an SGE across 2^64 went out partly and then completed
+ * with IBV_WC_LOC_PROT_ERR mid-message (and the responder was left with
+ * half a message).  Such a registration must fail (EOVERFLOW, as for
+ * ODP); one that ends just below 2^64 must work.
+ */
+static int t_mr_iova_wrap(struct lb_dev *d, char *why, size_t len)
+{
+	static const struct { uint64_t iova; size_t len; int ok; } c[] = {
+		{ 0xfffffffffffff000ull, 8192, 0 },	/* wraps */
+		{ 0xfffffffffffff000ull, 4096, 0 },	/* ends at 2^64 */
+		{ 0xffffffffffffe000ull, 4096, 1 },	/* ends below */
+	};
+	char *buf = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct ibv_mr *mr;
+	int ret = 0;
+	size_t i;
+
+	if (buf == MAP_FAILED) {
+		snprintf(why, len, "mmap: %s", strerror(errno));
+		return -1;
+	}
+	memset(buf, 1, 8192);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]) && !ret; i++) {
+		errno = 0;
+		mr = ibv_reg_mr_iova(d->pd, buf, c[i].len, c[i].iova, IBV_ACCESS_LOCAL_WRITE);
+		if (!mr != !c[i].ok || (!mr && errno != EOVERFLOW)) {
+			snprintf(why, len, "pinned MR of %zu bytes at iova 0x%llx: %s, expected %s",
+				 c[i].len, (unsigned long long)c[i].iova,
+				 mr ? "registered" : strerror(errno),
+				 c[i].ok ? "success" : strerror(EOVERFLOW));
+			ret = -1;
+		}
+		if (mr)
+			ibv_dereg_mr(mr);
+	}
+	munmap(buf, 8192);
+	return ret;
+}
+
 static const struct rcase cases[] = {
 	{ "user-kernel-opcodes", t_user_kernel_opcodes,
 	  "kernel-only and unknown opcodes from a user QP fail with LOC_QP_OP_ERR" },
@@ -361,6 +403,8 @@ static const struct rcase cases[] = {
 	  "inline offset/length and ATOMIC WRITE length from a user WQE: LOC_QP_OP_ERR" },
 	{ "odp-hugetlb-small-pages", t_odp_hugetlb_small_pages,
 	  "ODP + HUGETLB MR on 4 KiB pages: accesses fail (REM_ACCESS_ERR), no RNR loop" },
+	{ "mr-iova-wrap", t_mr_iova_wrap,
+	  "a pinned MR whose iova range wraps 2^64 is refused (EOVERFLOW)" },
 };
 
 void regress_list(void)

@@ -342,6 +342,10 @@ static void test_reg(void)
 	/* pinned, 0 bytes: no page at a page boundary, the page inside one */
 	CHECK(m_reg_errno(&view, BASE, 0, BASE, MA_LOCAL_WRITE, 0) == EINVAL);
 	CHECK(m_reg_errno(&view, BASE + 8, 0, BASE + 8, MA_LOCAL_WRITE, 0) == 0);
+	/* pinned, an iova range that wraps or ends at 2^64 */
+	CHECK(m_reg_errno(&view, BASE, 8192, 0xfffffffffffff000ull, MA_LOCAL_WRITE, 0) == EOVERFLOW);
+	CHECK(m_reg_errno(&view, BASE, 4096, 0xfffffffffffff000ull, MA_LOCAL_WRITE, 0) == EOVERFLOW);
+	CHECK(m_reg_errno(&view, BASE, 4096, 0xffffffffffffe000ull, MA_LOCAL_WRITE, 0) == 0);
 	CHECK(m_reg_errno(&view, BASE, 100, UINT64_MAX - 50, MA_ON_DEMAND, 0) == EINVAL);
 	CHECK(m_reg_errno(&view, BASE, 8192, UINT64_MAX & ~4095ull, MA_ON_DEMAND, 0) == EOVERFLOW);
 	CHECK(m_reg_errno(&view, 0, UINT64_MAX, 0, MA_ON_DEMAND, 0) == EOPNOTSUPP);
@@ -354,8 +358,8 @@ static void test_reg(void)
 	CHECK(m_reg_errno(&view, BASE, 4 * M_PAGE, BASE, MA_LOCAL_WRITE | MA_ON_DEMAND, 0) == 0);
 	pages[2] = MP_HOLE;
 	CHECK(m_reg_errno(&view, BASE, 4 * M_PAGE, BASE, MA_REMOTE_READ, 0) == EFAULT);
-	/* pinned: an iova range that wraps is not refused */
-	CHECK(m_reg_errno(&view, BASE, M_PAGE, UINT64_MAX & ~4095ull, ALL, 0) == 0);
+	/* pinned: an iova range that reaches 2^64 is refused (patch 0021) */
+	CHECK(m_reg_errno(&view, BASE, M_PAGE, UINT64_MAX & ~4095ull, ALL, 0) == EOVERFLOW);
 }
 
 int main(void)
