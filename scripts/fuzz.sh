@@ -48,7 +48,7 @@ options (environment variable in brackets, for make fuzz):
   -h, --help     this text
 
 Files: DIR/corpus/<fuzzer>-<seed>[-<batch>].txt the findings (kept across runs),
-       DIR/logs/<fuzzer>-<seed>.log{,.out} each chunk's console and output.
+       DIR/logs/<fuzzer>-<seed>.log each chunk's console (with the fuzzer's output).
 Exit status: 0 no finding, 1 at least one finding, 2 usage or setup error.
 Verbs-fuzz classes whose kernel fix is still pending
 (tests/lib/verbs-fuzz-pending.txt) are left out.
@@ -89,18 +89,25 @@ mkdir -p "$CORPUS" "$LOGS" "$OUT/corpus"
 guest_prep='echo 16 >/proc/sys/vm/nr_hugepages; modprobe zram num_devices=1 &&
 d=$(zramctl --find --size 256M) && mkswap $d >/dev/null && swapon $d'
 
-# vm_run LOG CMD: CMD in a guest (rxe0 up, our module), console in LOG;
-# stdout shows the fuzzers' progress lines and goes whole into LOG.out.
+# vm_run LOG CMD: CMD in a guest (rxe0 up, our module); the console (with
+# CMD's output) goes to LOG, and its progress and finding lines are shown as
+# they come; tests/vm/run's own lines go to LOG.out.
 vm_run() {
-	local log=$1
+	local log=$1 rc tailpid
 	shift
+	: >"$log"
+	(tail -n +1 -F "$log" 2>/dev/null | sed -u 's/\r$//' |
+		grep -a --line-buffered -E '^\[ *[0-9.]+\] ops |^\[roce-fuzz\] +[0-9.]+s batch|FINDING|FAILED|REPRODUCE|reproduce:' |
+		sed -u 's/^\(.\{196\}\).*/\1/; s/^/    /') &
+	tailpid=$!	# the subshell: its children are the pipeline
 	# shellcheck disable=SC2086
 	"$TOP/tests/vm/run" -q $VMARGS -m 3G --timeout $((CHUNK * 3 + 300)) \
-		--out "$OUT" --log "$log" -- bash -c "$guest_prep; $*" 2>&1 |
-		tee "$log.out" |
-		grep --line-buffered -E '^\[ *[0-9.]+\] ops |^\[roce-fuzz\] +[0-9.]+s batch|FINDING|FAILED|REPRODUCE|reproduce:' |
-		cut -c1-200 | sed -u 's/^/    /'
-	return "${PIPESTATUS[0]}"
+		--out "$OUT" --log "$log" -- bash -c "$guest_prep; $*" >"$log.out" 2>&1
+	rc=$?
+	sleep 1
+	pkill -P "$tailpid" 2>/dev/null
+	wait "$tailpid" 2>/dev/null
+	return "$rc"
 }
 
 if [ -n "$REPLAY" ]; then
@@ -187,8 +194,8 @@ while [ "$spent" -lt "$TOTAL" ]; do
 		echo "[fuzz] $f seed $s: clean, $t s (wall $dt s); $spent of $TOTAL s done, $(($(date +%s) - start)) s wall"
 		;;
 	2 | 127)
-		tail -20 "$log.out"
-		echo "[fuzz] $f seed $s: setup failed (exit $rc), see $log.out" >&2
+		tail -20 "$log.out" "$log"
+		echo "[fuzz] $f seed $s: setup failed (exit $rc), see $log" >&2
 		exit 2
 		;;
 	*)
