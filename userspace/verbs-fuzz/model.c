@@ -373,6 +373,19 @@ void m_eval(const struct m_view *v, const struct m_qp *rq, const struct m_qp *rs
 		kL = pkt(m_sg_reach(v, rq->pd, r->sge, r->nsge, L, MA_LOCAL_WRITE, 1, &enospc),
 			 mtu);
 		o->req = combine_scatter(kL, kR, sR);
+		/* The responder sends every response packet of the READ
+		 * without waiting for the requester (rxe_receiver() loops
+		 * in RESPST_READ_REPLY until the last one), so it reaches
+		 * its own failure at packet kR even when the requester's
+		 * completer already failed at an earlier packet kL with
+		 * LOC_PROT_ERR.  read_reply() then answers
+		 * RESPST_ERR_RKEY_VIOLATION (an ODP page it cannot fault:
+		 * hwpoison, a hole), a class C error: do_class_ac_error()
+		 * sets goto_error, and RESPST_ERROR calls rxe_qp_error(),
+		 * which flushes the responder's receive queue.  Its NAK
+		 * reaches a requester that is in ERR already. */
+		if (kR != M_INF)
+			o->resp_err = 1;
 		return;
 
 	case M_CAS:

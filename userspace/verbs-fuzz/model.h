@@ -126,6 +126,8 @@ struct m_out {
 	int recv_stuck;		/* ...or it may stay half-filled, without completion */
 	int recv_untouched;	/* ...or it may not be reached at all */
 	int resp_dies;		/* the responder QP goes to ERR (and no NAK says so) */
+	int resp_err;		/* the responder QP goes to ERR, though the requester's
+				 * status may not say so (it failed first) */
 	int remote_written;	/* success changes the remote range */
 	uint64_t len;		/* message length as rxe sees it (u32 sum of SGEs) */
 };

@@ -114,6 +114,7 @@ static void test_lookup_reach(void)
 static void test_rdma(void)
 {
 	struct m_req r;
+	struct m_out o;
 	uint32_t both = M_ST(MS_LOC_PROT_ERR) | M_ST(MS_REM_ACCESS_ERR);
 
 	reset();
@@ -166,6 +167,17 @@ static void test_rdma(void)
 	CHECK(req_st(&rc, &r, NULL) == M_ST(MS_SUCCESS));
 	r.raddr = BASE + 9 * M_PAGE - 1000;		/* now packet 0 */
 	CHECK(req_st(&rc, &r, NULL) == M_ST(MS_REM_ACCESS_ERR));
+	/* the requester fails at packet 0 (no LOCAL_WRITE), the responder
+	 * at a later one (a poisoned page): the requester's status is its
+	 * own, but the responder still streams to its failure and goes
+	 * to ERR (KNOWN-ISSUES 8) */
+	r = rq1(M_READ, BASE + 30 * M_PAGE, 3000, 0x403, BASE + 9 * M_PAGE - 1000, 0x201);
+	pages[9] = MP_POISON;
+	m_eval(&view, &rc, &rc, &r, NULL, &o);
+	CHECK(o.req == M_ST(MS_LOC_PROT_ERR) && o.resp_err);
+	pages[9] = MP_RW;
+	m_eval(&view, &rc, &rc, &r, NULL, &o);
+	CHECK(o.req == M_ST(MS_LOC_PROT_ERR) && !o.resp_err);
 	reset();
 	/* a READ longer than 2^31 is an invalid request */
 	r = rq1(M_READ, 0x10100, 0x80000001u, 0x100, BASE + 8 * M_PAGE, 0x201);

@@ -435,6 +435,7 @@ static void wr_eval(struct wrrec *w, int first)
 			any = 1;
 			w->allowed |= o.req;
 			w->recv_allowed |= o.recv;
+			w->resp_may_err |= o.resp_err;
 			if (o.recv_untouched || o.recv_stuck)
 				w->out.recv_untouched |= o.recv_untouched;
 		}
@@ -446,6 +447,7 @@ static void wr_eval(struct wrrec *w, int first)
 		w->out = o;
 	w->allowed |= o.req;
 	w->recv_allowed |= o.recv;
+	w->resp_may_err |= o.resp_err;
 	if (!first && (o.recv_untouched || o.recv_stuck))
 		w->out.recv_untouched = 1;
 }
@@ -460,6 +462,10 @@ static void note_may_err(const struct wrrec *w)
 				M_ST(MS_REM_OP_ERR))))
 		P->b.may_err = 1;
 	if (P && (w->recv_allowed & ~M_ST(MS_SUCCESS)))
+		P->b.may_err = 1;
+	/* a READ whose requester fails first, at a packet before the one
+	 * the responder cannot read (m_out.resp_err) */
+	if (P && w->resp_may_err)
 		P->b.may_err = 1;
 	/* a UD send that fails locally takes its QP to ERR: its receive
 	 * queue may be flushed before the send's completion shows */

@@ -129,6 +129,7 @@ struct wrrec {
 	struct m_out out;
 	uint32_t allowed;		/* requester statuses allowed (union over states) */
 	uint32_t recv_allowed;		/* receive WQE statuses allowed */
+	int resp_may_err;		/* the responder may go to ERR (m_out.resp_err) */
 	int raced;			/* a chaos event touched it: data not checked */
 	int conflict;			/* overlapping in-flight access: data not checked */
 	int rnr_possible;		/* no receive WQE may be there when it arrives */
