@@ -497,6 +497,20 @@ int m_reg_errno(const struct m_view *v, uint64_t addr, uint64_t len, uint64_t io
 			return EINVAL;
 		if (addr + len < addr || iova + len < iova)
 			return EOVERFLOW;
+		/*
+		 * ib_umem_odp_get() gives the umem 2 MiB pages (HPAGE_SHIFT)
+		 * when IB_ACCESS_HUGETLB is asked for, whatever the memory
+		 * is, 4 KiB pages otherwise; ib_init_umem_odp() rounds the
+		 * end up to that page size and refuses an end that wraps to
+		 * 0 with -EOVERFLOW (seed 0x138a: addr 0xfffffffffff89f23,
+		 * len 0x1000, HUGETLB).
+		 */
+		{
+			uint64_t psz = (access & MA_HUGETLB) ? M_HPAGE : M_PAGE;
+
+			if (((addr + len + psz - 1) & ~(psz - 1)) < psz)
+				return EOVERFLOW;
+		}
 		(void)huge;
 		return 0;
 	}

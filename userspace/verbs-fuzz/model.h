@@ -29,6 +29,7 @@
 #define M_MAX_SGE	8
 #define M_INF		UINT64_MAX	/* "never fails" as a packet index */
 #define M_PAGE		4096ull
+#define M_HPAGE		(2ull << 20)	/* x86-64 HPAGE_SIZE */
 
 /* The work request operations the fuzzer posts. */
 enum m_op {

@@ -356,6 +356,14 @@ static void test_reg(void)
 	CHECK(m_reg_errno(&view, BASE + 8, 0, BASE + 8, MA_LOCAL_WRITE, 0) == 0);
 	/* pinned, an iova range that wraps or ends at 2^64 */
 	CHECK(m_reg_errno(&view, BASE, 8192, 0xfffffffffffff000ull, MA_LOCAL_WRITE, 0) == EOVERFLOW);
+	/* ODP: the end rounded up to the umem's page size must not wrap;
+	 * with HUGETLB that page is 2 MiB (seed 0x138a) */
+	CHECK(m_reg_errno(&view, 0xfffffffffff89f23ull, 0x1000, 0xfffffffffff89f23ull,
+			  MA_ON_DEMAND | MA_HUGETLB, 1) == EOVERFLOW);
+	CHECK(m_reg_errno(&view, 0xfffffffffff89f23ull, 0x1000, 0xfffffffffff89f23ull,
+			  MA_ON_DEMAND, 0) == 0);
+	CHECK(m_reg_errno(&view, 0xffffffffffffe000ull, 0x1001, 0x1000,
+			  MA_ON_DEMAND, 0) == EOVERFLOW);
 	CHECK(m_reg_errno(&view, BASE, 4096, 0xfffffffffffff000ull, MA_LOCAL_WRITE, 0) == EOVERFLOW);
 	CHECK(m_reg_errno(&view, BASE, 4096, 0xffffffffffffe000ull, MA_LOCAL_WRITE, 0) == 0);
 	CHECK(m_reg_errno(&view, BASE, 100, UINT64_MAX - 50, MA_ON_DEMAND, 0) == EINVAL);
