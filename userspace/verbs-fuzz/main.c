@@ -3,6 +3,7 @@
 #include "vf.h"
 
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
@@ -217,6 +218,25 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 	_exit(2);
 }
 
+/* A crash of the fuzzer itself: say where (the fault address and the
+ * call chain, for addr2line), then die of the signal as before. */
+static void on_crash(int sig, siginfo_t *si, void *uc)
+{
+	void *bt[32];
+	char line[96];
+	int n, len;
+
+	(void)uc;
+	len = snprintf(line, sizeof(line), "verbs-fuzz: signal %d (code %d) at address %p\n",
+		       sig, si->si_code, si->si_addr);
+	if (len > 0 && write(2, line, (size_t)len) < 0)
+		_exit(3);
+	n = backtrace(bt, 32);
+	backtrace_symbols_fd(bt, n, 2);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 /* ---------------------------------------------------------------- options */
 
 static int parse_classes(const char *s, unsigned int *out)
@@ -414,6 +434,14 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sigaction(SIGBUS, &sa, NULL);
+	{
+		struct sigaction sc = { .sa_sigaction = on_crash,
+					.sa_flags = SA_SIGINFO | SA_RESETHAND };
+
+		sigaction(SIGSEGV, &sc, NULL);
+		sigaction(SIGILL, &sc, NULL);
+		sigaction(SIGFPE, &sc, NULL);
+	}
 	signal(SIGPIPE, SIG_IGN);
 	if (regress)
 		return regress_run(regress_name);
