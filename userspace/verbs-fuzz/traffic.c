@@ -1226,8 +1226,23 @@ static void gen_one(struct rng *r)
 			W.srq_consumers++;
 		else
 			rs->consumers++;
-		if (w->recv)
+		if (w->recv) {
+			struct wrrec *old = w->recv->cons;
+
+			/* the WQE's earlier consumer on record (the mapping
+			 * by count got lost) lets go of it: it would keep a
+			 * pointer to the WQE after its completion frees it
+			 * (a SIGSEGV in wr_eval()); statuses only for it */
+			if (old && old != w && old->recv == w->recv) {
+				old->recv = NULL;
+				old->raced = 1;
+			}
 			w->recv->cons = w;
+		}
+	} else {
+		/* it takes no WQE (refused before it is sent): holding one
+		 * would leave a pointer to it once it completes */
+		w->recv = NULL;
 	}
 	if (ud && rs->srq && w->out.consumes)
 		W.srq_consumers++;
