@@ -136,7 +136,7 @@ static int send_read100(struct fz_world *w, uint32_t dqpn, uint32_t psn, const s
 /*
  * An RDMA READ of 100 bytes, a zero-length RDMA WRITE, then the READ
  * again at its old PSN (a retransmission), all to the responder (patch
- * 0022): read_reply() took the MR of the resent READ from qp->resp.mr
+ * 0023): read_reply() took the MR of the resent READ from qp->resp.mr
  * because the newest request (the WRITE) had length 0, passed NULL to
  * rxe_mr_copy() and warned.  Now the R_Key is looked up again and the
  * READ is answered; nothing may be written.

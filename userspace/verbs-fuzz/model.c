@@ -520,7 +520,7 @@ int m_reg_errno(const struct m_view *v, uint64_t addr, uint64_t len, uint64_t io
 	 * page (seen on rxe: ibv_reg_mr(addr 0x...d1b, len 0) succeeds).
 	 */
 	if (iova + len < iova)
-		return EOVERFLOW;	/* rxe: an iova range that wraps (patch 0021) */
+		return EOVERFLOW;	/* rxe: an iova range that wraps (patch 0022) */
 	if ((!len && !(addr & (M_PAGE - 1))) || addr + len < addr || ((addr + len + M_PAGE - 1) & ~(M_PAGE - 1)) < addr + len)
 		return EINVAL;
 	if (access & MA_FLUSH_PERSISTENT)

@@ -170,7 +170,7 @@ static void test_rdma(void)
 	/* the requester fails at packet 0 (no LOCAL_WRITE), the responder
 	 * at a later one (a poisoned page): the requester's status is its
 	 * own, but the responder still streams to its failure and goes
-	 * to ERR (KNOWN-ISSUES 8) */
+	 * to ERR (KNOWN-ISSUES 9) */
 	r = rq1(M_READ, BASE + 30 * M_PAGE, 3000, 0x403, BASE + 9 * M_PAGE - 1000, 0x201);
 	pages[9] = MP_POISON;
 	m_eval(&view, &rc, &rc, &r, NULL, &o);
@@ -378,7 +378,7 @@ static void test_reg(void)
 	CHECK(m_reg_errno(&view, BASE, 4 * M_PAGE, BASE, MA_LOCAL_WRITE | MA_ON_DEMAND, 0) == 0);
 	pages[2] = MP_HOLE;
 	CHECK(m_reg_errno(&view, BASE, 4 * M_PAGE, BASE, MA_REMOTE_READ, 0) == EFAULT);
-	/* pinned: an iova range that reaches 2^64 is refused (patch 0021) */
+	/* pinned: an iova range that reaches 2^64 is refused (patch 0022) */
 	CHECK(m_reg_errno(&view, BASE, M_PAGE, UINT64_MAX & ~4095ull, ALL, 0) == EOVERFLOW);
 }
 
