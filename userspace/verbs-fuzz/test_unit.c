@@ -171,8 +171,8 @@ static void test_rdma(void)
 	 * at a later one (a poisoned page): the requester's status is its
 	 * own, but the responder still streams to its failure and goes
 	 * to ERR (KNOWN-ISSUES 9) */
-	r = rq1(M_READ, BASE + 30 * M_PAGE, 3000, 0x403, BASE + 9 * M_PAGE - 1000, 0x201);
-	pages[9] = MP_POISON;
+	r = rq1(M_READ, BASE + 30 * M_PAGE, 3000, 0x403, BASE + 9 * M_PAGE - 2500, 0x201);
+	pages[9] = MP_POISON;				/* response packet 2 */
 	m_eval(&view, &rc, &rc, &r, NULL, &o);
 	CHECK(o.req == M_ST(MS_LOC_PROT_ERR) && o.resp_err);
 	pages[9] = MP_RW;
