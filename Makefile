@@ -8,6 +8,7 @@
 #   make debug-kernel  the debug kernel (KASAN, lockdep, ...; built once per
 #                machine, cached in /var/cache/rxe-odp) and our module for it
 #   make bench   the full benchmark (out of CI's budget)
+#   make fuzz    verbs-fuzz and roce-fuzz in guests (FUZZ_TIME=SEC, default 600)
 
 SHELL := /bin/bash
 TOP := $(CURDIR)
@@ -20,12 +21,12 @@ RXE_ODP_VERSION := rxe-odp-unknown
 endif
 export RXE_ODP_VERSION
 
-.PHONY: all deps module userspace debug-kernel check check-host check-guest demo bench dkms-src clean help
+.PHONY: all deps module userspace debug-kernel check check-host check-guest demo bench fuzz dkms-src clean help
 
 all: module userspace
 
 help:
-	@sed -n '1,12p' Makefile
+	@sed -n '1,13p' Makefile
 
 deps:
 	@bash $(TOP)/scripts/deps.sh
@@ -62,6 +63,10 @@ demo: deps all
 
 bench: deps all
 	@bash $(TOP)/bench/run.sh
+
+FUZZ_TIME ?= 600
+fuzz: deps all
+	@FUZZ_TIME=$(FUZZ_TIME) bash $(TOP)/scripts/fuzz.sh
 
 clean:
 	rm -rf $(B)

@@ -144,9 +144,11 @@ static int qp_create(struct lb_dev *d, struct lb_end *x, const struct lb_pair_at
 
 /* RESET -> INIT -> RTR -> RTS, the remote end being QP number dqpn on the
  * same GID. */
-static int qp_connect(struct lb_dev *d, struct ibv_qp *qp, uint32_t dqpn,
-		      const struct lb_pair_attr *at)
+int lb_qp_connect(struct lb_dev *d, struct ibv_qp *qp, uint32_t dqpn,
+		  const struct lb_pair_attr *at, const struct lb_qp_tune *tune)
 {
+	static const struct lb_qp_tune dflt = { .retry_cnt = 7, .rnr_retry = 7,
+						.min_rnr_timer = 12 };
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
 		.pkey_index = 0,
@@ -164,8 +166,13 @@ static int qp_connect(struct lb_dev *d, struct ibv_qp *qp, uint32_t dqpn,
 	a.path_mtu = at->mtu ? at->mtu : d->port_attr.active_mtu;
 	a.dest_qp_num = dqpn;
 	a.rq_psn = at->psn;
-	a.max_dest_rd_atomic = at->max_rd_atomic;
-	a.min_rnr_timer = 12;
+	if (!tune) {
+		tune = &dflt;
+		a.max_dest_rd_atomic = at->max_rd_atomic;
+	} else {
+		a.max_dest_rd_atomic = tune->max_dest_rd_atomic;
+	}
+	a.min_rnr_timer = tune->min_rnr_timer;
 	a.ah_attr.is_global = 1;
 	a.ah_attr.grh.dgid = d->gid;
 	a.ah_attr.grh.sgid_index = (uint8_t)d->gid_index;
@@ -180,8 +187,8 @@ static int qp_connect(struct lb_dev *d, struct ibv_qp *qp, uint32_t dqpn,
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.timeout = at->timeout;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
+	a.retry_cnt = tune->retry_cnt;
+	a.rnr_retry = tune->rnr_retry;
 	a.sq_psn = at->psn;
 	a.max_rd_atomic = at->max_rd_atomic;
 	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
@@ -204,8 +211,8 @@ int lb_pair_create(struct lb_dev *d, struct lb_pair *p, const struct lb_pair_att
 		return -1;
 	if (qp_create(d, &p->a, at, NULL) || qp_create(d, &p->b, at, at->srq_b))
 		return -1;
-	if (qp_connect(d, p->a.qp, p->b.qp->qp_num, at) ||
-	    qp_connect(d, p->b.qp, p->a.qp->qp_num, at))
+	if (lb_qp_connect(d, p->a.qp, p->b.qp->qp_num, at, NULL) ||
+	    lb_qp_connect(d, p->b.qp, p->a.qp->qp_num, at, NULL))
 		return -1;
 	return 0;
 }

@@ -62,6 +62,21 @@ struct lb_pair {
 	struct lb_end a, b;		/* b.cq == a.cq when they share it */
 };
 
+/* What lb_qp_connect() may set beyond lb_pair_attr; without it a QP gets
+ * retry_cnt 7, rnr_retry 7 (both "forever"), min_rnr_timer 12 (0.64 ms)
+ * and max_dest_rd_atomic = max_rd_atomic. */
+struct lb_qp_tune {
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t min_rnr_timer;
+	uint8_t max_dest_rd_atomic;	/* responder resources, 0 allowed */
+};
+
+/* Take qp (created on d, in RESET) to RTS, connected to QP number dqpn on
+ * d's GID, with at's settings and tune's (NULL: the defaults above). */
+int lb_qp_connect(struct lb_dev *d, struct ibv_qp *qp, uint32_t dqpn,
+		  const struct lb_pair_attr *at, const struct lb_qp_tune *tune);
+
 /* Create a pair on d's PD and take both QPs to RTS (needs lb_dev_gid()).
  * On failure what was set up stays in *p for lb_pair_destroy(). */
 int lb_pair_create(struct lb_dev *d, struct lb_pair *p, const struct lb_pair_attr *at);

@@ -1,5 +1,6 @@
 /* Host unit tests of the shared code (no RDMA device needed): the error
- * paths of loopback, which must fail cleanly and say why, and counters. */
+ * paths of loopback, which must fail cleanly and say why, counters, and
+ * the fuzzers' seeded generator. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "loopback.h"
 #include "sysfile.h"
 #include "tool.h"
+#include "rng.h"
 #include "unit.h"
 
 /* No such device: -1, errno set, a message naming what failed, nothing
@@ -130,6 +132,41 @@ static void test_buf_free(void)
 	lb_buf_free(&b);
 }
 
+/* rng: the same seed and stream give the same numbers, other streams
+ * others; the helpers stay in range; and the sequence of a seed never
+ * changes, or the fuzzers' old seeds stop reproducing. */
+static void test_rng(void)
+{
+	struct rng a, b, c;
+	unsigned int w[3] = { 0, 5, 1 }, hits[3] = { 0 }, i;
+	int same = 1, diff = 0;
+
+	rng_seed(&a, 42, 0);
+	rng_seed(&b, 42, 0);
+	rng_seed(&c, 42, 1);
+	for (i = 0; i < 1000; i++) {
+		uint64_t x = rng_u64(&a), y = rng_u64(&b), z = rng_u64(&c);
+
+		same &= x == y;
+		diff += x != z;
+	}
+	CHECK(same);
+	CHECK(diff > 990);
+	for (i = 0; i < 6000; i++) {
+		unsigned int k = rng_pick(&a, w, 3);
+
+		CHECK(k < 3);
+		hits[k]++;
+		CHECK(rng_below(&a, 7) < 7);
+		CHECK(rng_range(&a, 5, 9) >= 5 && rng_range(&a, 5, 9) <= 9);
+	}
+	CHECK(hits[0] == 0);
+	CHECK(hits[1] > 4 * hits[2] && hits[1] < 6 * hits[2]);
+	CHECK(rng_below(&a, 0) == 0);
+	rng_seed(&a, 1, 0);
+	CHECK(rng_u64(&a) == 0xb3f2af6d0fc710c5ull);
+}
+
 int main(void)
 {
 	test_open_missing();
@@ -139,5 +176,6 @@ int main(void)
 	test_sysfile();
 	test_tool();
 	test_buf_free();
+	test_rng();
 	return unit_result("lib unit");
 }

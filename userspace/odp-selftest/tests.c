@@ -1,5 +1,6 @@
 /* odp-selftest: the tests.  One behaviour per test; each asserts outcomes. */
 #include "st.h"
+#include "uverbs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -220,32 +221,12 @@ static int t_reg_overflow_refused(struct env *e)
 	return T_PASS;
 }
 
-/* uverbs' legacy write() command for REREG_MR: librxe (rdma-core 44) has no
+/* REREG_MR through uverbs' write() command: librxe (rdma-core 44) has no
  * rereg_mr, so ibv_rereg_mr() never reaches the kernel on rxe. */
 static int raw_rereg(struct ibv_mr *mr, uint32_t flags, int access)
 {
-	struct {
-		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_rereg_mr cmd;
-	} req;
-	struct ib_uverbs_rereg_mr_resp resp;
-
-	memset(&req, 0, sizeof(req));
-	memset(&resp, 0, sizeof(resp));
-	req.hdr.command = IB_USER_VERBS_CMD_REREG_MR;
-	req.hdr.in_words = sizeof(req) / 4;
-	req.hdr.out_words = sizeof(resp) / 4;
-	req.cmd.response = (uintptr_t)&resp;
-	req.cmd.mr_handle = mr->handle;
-	req.cmd.flags = flags;
-	req.cmd.start = va(mr->addr);
-	req.cmd.length = mr->length;
-	req.cmd.hca_va = va(mr->addr);
-	req.cmd.pd_handle = mr->pd->handle;
-	req.cmd.access_flags = access;
-	if (write(mr->context->cmd_fd, &req, sizeof(req)) != (ssize_t)sizeof(req))
-		return errno ? errno : EIO;
-	return 0;
+	return uv_rereg_mr(mr, flags, va(mr->addr), mr->length, va(mr->addr), mr->pd, access,
+			   NULL, NULL);
 }
 
 static int t_rereg_odp_toggle_refused(struct env *e)

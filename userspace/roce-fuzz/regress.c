@@ -118,12 +118,67 @@ out:
 	return err;
 }
 
+/* An RDMA READ REQUEST of 100 bytes of m at offset 128 */
+static int send_read100(struct fz_world *w, uint32_t dqpn, uint32_t psn, const struct fz_mr *m)
+{
+	struct roce_pkt p;
+
+	roce_pkt_init(&p);
+	p.opcode = OP_READ_REQ;
+	p.dqpn = dqpn;
+	p.psn = psn;
+	p.reth_va = m->iova + 128;
+	p.reth_rkey = m->rkey;
+	p.reth_len = 100;
+	return send_built(w, &p);
+}
+
+/*
+ * An RDMA READ of 100 bytes, a zero-length RDMA WRITE, then the READ
+ * again at its old PSN (a retransmission), all to the responder (patch
+ * 0023): read_reply() took the MR of the resent READ from qp->resp.mr
+ * because the newest request (the WRITE) had length 0, passed NULL to
+ * rxe_mr_copy() and warned.  Now the R_Key is looked up again and the
+ * READ is answered; nothing may be written.
+ */
+static int resent_read_after_empty(struct fz_world *w, struct rng *r)
+{
+	struct fz_mr *m = &w->mr[MR_PINNED];
+	struct fz_pair pr;
+	struct roce_pkt p;
+	uint32_t psn;
+	int err;
+
+	if (fz_pair_new(w, &pr, r, ROLE_RESP_A, ROLE_RESP_B))
+		return -1;
+	if (!pr.at.max_rd_atomic || !(pr.at.access & IBV_ACCESS_REMOTE_READ)) {
+		snprintf(w->finding, sizeof(w->finding), "(pair without READ access or resources)");
+		fz_pair_free(w, &pr);
+		return -1;
+	}
+	psn = expected_psn(pr.p.b.qp);
+	err = send_read100(w, pr.p.b.qp->qp_num, psn, m);
+	usleep(20000);
+	roce_pkt_init(&p);
+	p.opcode = OP_WRITE_ONLY;
+	p.dqpn = pr.p.b.qp->qp_num;
+	p.psn = (psn + 1) & PSN_MASK;
+	p.reth_len = 0;
+	err = err || send_built(w, &p);
+	usleep(20000);
+	err = err || send_read100(w, pr.p.b.qp->qp_num, psn, m) || fz_sentinel(w);
+	usleep(20000);
+	fz_pair_free(w, &pr);	/* waits for the responder */
+	return err;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(struct fz_world *w, struct rng *r);
 } cases[] = {
 	{ "zero-len-write-data", zero_len_write_data },
 	{ "unexpected-read-response", unexpected_read_response },
+	{ "resent-read-after-empty", resent_read_after_empty },
 };
 
 int fz_regress(struct fz_world *w, const char *which)

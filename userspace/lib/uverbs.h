@@ -1,0 +1,25 @@
+/*
+ * uverbs: commands the tools send the kernel themselves, through uverbs'
+ * write() ABI, where rdma-core 44 has no verb that reaches the kernel on
+ * rxe: rereg of an MR (librxe has no rereg_mr), and a post_send without
+ * work requests (the doorbell after WQEs were written into a send queue
+ * ring directly).  Built into each tool that lists it in LIB.
+ */
+#ifndef RXE_ODP_UVERBS_H
+#define RXE_ODP_UVERBS_H
+
+#include <infiniband/verbs.h>
+#include <stdint.h>
+
+/* IB_USER_VERBS_CMD_REREG_MR of mr: flags are IBV_REREG_MR_CHANGE_*
+ * (translation, PD, access), the other arguments as for ibv_rereg_mr().
+ * 0 and the keys the kernel returns (when lkey/rkey are not NULL), or the
+ * errno of the write(). */
+int uv_rereg_mr(struct ibv_mr *mr, uint32_t flags, uint64_t start, uint64_t length,
+		uint64_t hca_va, struct ibv_pd *pd, int access, uint32_t *lkey, uint32_t *rkey);
+
+/* IB_USER_VERBS_CMD_POST_SEND with no work request: rxe then runs qp's
+ * send queue, as after librxe posts.  0 or an errno value. */
+int uv_post_send_doorbell(struct ibv_qp *qp);
+
+#endif

@@ -1,0 +1,450 @@
+/* verbs-fuzz --regress: the bugs this fuzzer found, each as the smallest
+ * deterministic reproducer, so they stay fixed.  Each case makes its own
+ * QPs and MRs on a freshly opened device and says "ok NAME" or
+ * "not ok NAME: why".  On a kernel without the fix most of them crash it. */
+#include "vf.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+struct rcase {
+	const char *name;
+	int (*fn)(struct lb_dev *d, char *why, size_t len);
+	const char *what;
+};
+
+static const struct lb_pair_attr base_attr = {
+	.cqe_a = 64, .cqe_b = 64,
+	.cap = { .max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 2, .max_recv_sge = 2,
+		 .max_inline_data = 64 },
+	.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |
+		  VF_ACCESS_FLUSH_GLOBAL,
+	.psn = 7, .max_rd_atomic = 4, .hop_limit = 1, .timeout = 14,
+};
+
+/* One completion on cq within 10 s (counted 1 ms sleeps): 1, 0 or -1 */
+static int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	int i, n;
+
+	for (i = 0; i < 10000; i++) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n)
+			return n < 0 ? -1 : 1;
+		usleep(1000);
+	}
+	return 0;
+}
+
+/* A page of memory and its MR (pinned) */
+struct rbuf {
+	char *buf;
+	struct ibv_mr *mr;
+};
+
+static int rbuf_make(struct lb_dev *d, struct rbuf *b, int access, char *why, size_t len)
+{
+	b->mr = NULL;
+	b->buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (b->buf == MAP_FAILED) {
+		snprintf(why, len, "mmap: %s", strerror(errno));
+		return -1;
+	}
+	b->mr = ibv_reg_mr(d->pd, b->buf, 4096, access);
+	if (!b->mr) {
+		snprintf(why, len, "ibv_reg_mr: %s", strerror(errno));
+		munmap(b->buf, 4096);
+		return -1;
+	}
+	return 0;
+}
+
+static void rbuf_free(struct rbuf *b)
+{
+	ibv_dereg_mr(b->mr);
+	munmap(b->buf, 4096);
+}
+
+/* A pair whose responder has max_dest_rd_atomic resources */
+static int make_pair(struct lb_dev *d, struct lb_pair *p, uint8_t dest_rd, char *why, size_t len)
+{
+	struct lb_qp_tune t = { .retry_cnt = 3, .rnr_retry = 3, .min_rnr_timer = 1,
+				.max_dest_rd_atomic = dest_rd };
+	struct lb_pair_attr at = base_attr;
+
+	memset(p, 0, sizeof(*p));
+	p->a.cq = ibv_create_cq(d->ctx, 64, NULL, NULL, 0);
+	p->b.cq = p->a.cq;
+	if (p->a.cq) {
+		struct ibv_qp_init_attr ia = { .send_cq = p->a.cq, .recv_cq = p->a.cq,
+					       .cap = at.cap, .qp_type = IBV_QPT_RC };
+
+		p->a.qp = ibv_create_qp(d->pd, &ia);
+		p->b.qp = ibv_create_qp(d->pd, &ia);
+	}
+	if (!p->a.qp || !p->b.qp ||
+	    lb_qp_connect(d, p->a.qp, p->b.qp->qp_num, &at, &t) ||
+	    lb_qp_connect(d, p->b.qp, p->a.qp->qp_num, &at, &t)) {
+		snprintf(why, len, "cannot make a QP pair: %s", d->err);
+		lb_pair_destroy(p);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Found by verbs-fuzz (class badop): ibv_post_send() with opcode
+ * IB_WR_REG_MR (0x20) on a user RC QP made rxe run rxe_reg_fast_mr() on
+ * the MR pointer it read from the user's WQE (NULL here: an Oops; any
+ * value a process writes into its send ring: a kernel write), and an
+ * opcode past rxe's table indexed rxe_wr_opcode_info[] out of bounds.  A
+ * user QP may only run the opcodes of the uverbs ABI; every other one
+ * completes with IBV_WC_LOC_QP_OP_ERR.
+ */
+static int t_user_kernel_opcodes(struct lb_dev *d, char *why, size_t len)
+{
+	static const uint32_t ops[] = { 0x20, 0x21, 11, 10, 12, 13, 16, 33, 255, 1000,
+					0x7fffffff, 0x80000000u, 0xffffffffu };
+	struct rbuf b;
+	unsigned int i;
+	int ret = -1;
+
+	if (rbuf_make(d, &b, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, why, len))
+		return -1;
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		struct ibv_sge sge = { .addr = (uintptr_t)b.buf, .length = 8, .lkey = b.mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1,
+					  .opcode = (enum ibv_wr_opcode)ops[i],
+					  .send_flags = IBV_SEND_SIGNALED }, *bad;
+		struct lb_pair p;
+		struct ibv_wc wc;
+		int r;
+
+		wr.wr.rdma.remote_addr = (uintptr_t)b.buf;
+		wr.wr.rdma.rkey = b.mr->rkey;
+		if (make_pair(d, &p, 4, why, len))
+			goto out;
+		r = ibv_post_send(p.a.qp, &wr, &bad);
+		if (!r)
+			r = wait_wc(p.a.cq, &wc) == 1 ? 0 : -1;
+		else
+			r = 1;	/* refused at post: also fine */
+		lb_pair_destroy(&p);
+		if (r < 0) {
+			snprintf(why, len, "opcode 0x%x: no completion", ops[i]);
+			goto out;
+		}
+		if (!r && wc.status != IBV_WC_LOC_QP_OP_ERR) {
+			snprintf(why, len, "opcode 0x%x completed with %s, expected %s", ops[i],
+				 ibv_wc_status_str(wc.status),
+				 ibv_wc_status_str(IBV_WC_LOC_QP_OP_ERR));
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	rbuf_free(&b);
+	return ret;
+}
+
+/*
+ * Found by verbs-fuzz (class ring): an RDMA FLUSH to an RC QP with no
+ * responder resources (max_dest_rd_atomic 0) made rxe take resources[0]
+ * of an empty array (kcalloc(0): ZERO_SIZE_PTR) in rxe_prepare_res(): an
+ * Oops in free_rd_atomic_resource().  Any peer can send that packet.  A
+ * FLUSH needs a responder resource as a READ does: without one it is an
+ * invalid request (IBV_WC_REM_INV_REQ_ERR at the requester).
+ */
+static int t_flush_no_resources(struct lb_dev *d, char *why, size_t len)
+{
+	struct lb_pair p;
+	struct vf_ring r;
+	struct rxe_send_wqe *e;
+	struct vf_flush_wr *f;
+	struct ibv_wc wc;
+	struct rbuf b;
+	char err[256];
+	int ret = -1, dest;
+
+	if (rbuf_make(d, &b, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				     VF_ACCESS_FLUSH_GLOBAL, why, len))
+		return -1;
+	for (dest = 4; dest >= 0; dest -= 4) {
+		if (make_pair(d, &p, (uint8_t)dest, why, len))
+			goto out;
+		if (ring_find_sq(p.a.qp, 2, &r, err, sizeof(err))) {
+			snprintf(why, len, "send ring: %s", err);
+			lb_pair_destroy(&p);
+			goto out;
+		}
+		e = ring_next(&r);
+		f = (struct vf_flush_wr *)&e->wr.wr;
+		e->wr.wr_id = 1;
+		e->wr.opcode = VF_WR_FLUSH;
+		e->wr.send_flags = IBV_SEND_SIGNALED;
+		f->remote_addr = (uintptr_t)b.buf;
+		f->length = 64;
+		f->rkey = b.mr->rkey;
+		f->type = VF_FLUSH_GLOBAL;
+		f->level = VF_FLUSH_RANGE;
+		e->iova = (uintptr_t)b.buf;
+		e->dma.length = e->dma.resid = 64;
+		if (ring_post(&r) || wait_wc(p.a.cq, &wc) != 1) {
+			snprintf(why, len, "FLUSH (responder resources %d): no completion", dest);
+			lb_pair_destroy(&p);
+			goto out;
+		}
+		lb_pair_destroy(&p);
+		if (wc.status != (dest ? IBV_WC_SUCCESS : IBV_WC_REM_INV_REQ_ERR)) {
+			snprintf(why, len, "FLUSH with %d responder resources: %s, expected %s", dest,
+				 ibv_wc_status_str(wc.status),
+				 ibv_wc_status_str(dest ? IBV_WC_SUCCESS : IBV_WC_REM_INV_REQ_ERR));
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	rbuf_free(&b);
+	return ret;
+}
+
+/*
+ * Found by verbs-fuzz (class huge-small): an ODP MR registered with
+ * IBV_ACCESS_HUGETLB over memory that is not hugetlbfs can never be
+ * faulted in: ib_umem_odp_map_dma_and_lock() faults whole 2 MiB units,
+ * which run past the VMA (hmm: -EFAULT) or meet 4 KiB pages (-EINVAL).
+ * rxe took the -EFAULT for memory pressure because the bytes of the
+ * access itself are mapped, and answered RNR NAK forever.  The access must
+ * fail: IBV_WC_REM_ACCESS_ERR, within seconds.
+ */
+static int t_odp_hugetlb_small_pages(struct lb_dev *d, char *why, size_t len)
+{
+	struct lb_pair_attr at = base_attr;
+	size_t sz = 4 * VF_HUGE;
+	char *resv = mmap(NULL, sz, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *buf;
+	struct ibv_mr *odp = NULL;
+	struct lb_pair p;
+	struct rbuf b;
+	struct ibv_wc wc;
+	int ret = -1;
+
+	/*
+	 * 8 pages of 4 KiB inside a PROT_NONE reservation, one page after a
+	 * 2 MiB boundary: the 2 MiB unit the fault covers is partly
+	 * PROT_NONE (hmm: -EFAULT) while the access's own page is mapped.
+	 */
+	if (resv == MAP_FAILED)
+		return -1;
+	buf = (char *)(((uintptr_t)resv + VF_HUGE) & ~(VF_HUGE - 1));
+	if (mprotect(buf, 8 * 4096, PROT_READ | PROT_WRITE)) {
+		snprintf(why, len, "mprotect: %s", strerror(errno));
+		goto out_map;
+	}
+	madvise(buf, 8 * 4096, MADV_NOHUGEPAGE);
+	memset(buf, 1, 8 * 4096);
+	if (rbuf_make(d, &b, IBV_ACCESS_LOCAL_WRITE, why, len))
+		goto out_map;
+	odp = ibv_reg_mr(d->pd, buf + 4096, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			 IBV_ACCESS_ON_DEMAND | IBV_ACCESS_HUGETLB);
+	if (!odp) {
+		/* refusing it at registration is a fine answer too */
+		ret = 0;
+		goto out;
+	}
+	memset(&p, 0, sizeof(p));
+	/* rnr_retry 7 (lb_pair_create's): an RNR loop never ends by itself */
+	if (lb_pair_create(d, &p, &at)) {
+		snprintf(why, len, "QP pair: %s", d->err);
+		goto out;
+	}
+	{
+		struct ibv_sge sge = { .addr = (uintptr_t)b.buf, .length = 64, .lkey = b.mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+					  .opcode = IBV_WR_RDMA_WRITE,
+					  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+		wr.wr.rdma.remote_addr = (uintptr_t)buf + 4096 + 100;
+		wr.wr.rdma.rkey = odp->rkey;
+		if (ibv_post_send(p.a.qp, &wr, &bad)) {
+			snprintf(why, len, "ibv_post_send failed");
+		} else if (wait_wc(p.a.cq, &wc) != 1) {
+			snprintf(why, len, "RDMA WRITE into the MR: no completion in 10 s (RNR NAK "
+				 "for a fault that can never succeed?)");
+		} else if (wc.status != IBV_WC_REM_ACCESS_ERR) {
+			snprintf(why, len, "RDMA WRITE into the MR: %s, expected %s",
+				 ibv_wc_status_str(wc.status), ibv_wc_status_str(IBV_WC_REM_ACCESS_ERR));
+		} else {
+			ret = 0;
+		}
+	}
+	lb_pair_destroy(&p);
+out:
+	if (odp)
+		ibv_dereg_mr(odp);
+	rbuf_free(&b);
+out_map:
+	munmap(resv, sz);
+	return ret;
+}
+
+/*
+ * Found by verbs-fuzz (class hostile): rxe copied a user WQE's inline data
+ * from the offset and length the process left in the WQE (dma.sge_offset,
+ * dma.resid), and an ATOMIC WRITE's payload from its 8 bytes with the
+ * length in dma.resid: reads of kernel memory past the send ring (an Oops
+ * on an unmapped vmalloc page).  Each such WQE must complete with
+ * IBV_WC_LOC_QP_OP_ERR.
+ */
+static int t_user_wqe_fields(struct lb_dev *d, char *why, size_t len)
+{
+	struct rbuf b;
+	int k, ret = -1;
+
+	if (rbuf_make(d, &b, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, why, len))
+		return -1;
+	for (k = 0; k < 4; k++) {
+		static const char *const what[4] = {
+			"inline data at offset 1 GiB", "inline data longer than the inline room",
+			"inline data crossing the end of the room", "ATOMIC WRITE of 4096 bytes",
+		};
+		struct lb_pair p;
+		struct vf_ring r;
+		struct rxe_send_wqe *e;
+		struct ibv_wc wc;
+		char err[256];
+
+		if (make_pair(d, &p, 4, why, len))
+			goto out;
+		if (ring_find_sq(p.a.qp, 2, &r, err, sizeof(err))) {
+			snprintf(why, len, "send ring: %s", err);
+			lb_pair_destroy(&p);
+			goto out;
+		}
+		e = ring_next(&r);
+		e->wr.wr_id = 1;
+		e->wr.send_flags = IBV_SEND_SIGNALED | (k < 3 ? IBV_SEND_INLINE : 0);
+		e->wr.opcode = k < 3 ? IBV_WR_RDMA_WRITE : VF_WR_ATOMIC_WRITE;
+		e->wr.wr.rdma.remote_addr = e->iova = (uintptr_t)b.buf;
+		e->wr.wr.rdma.rkey = b.mr->rkey;
+		e->dma.length = e->dma.resid = k == 0 ? 64 : k == 1 ? (uint32_t)r.elem : 64;
+		e->dma.sge_offset = k == 0 ? 1u << 30 : k == 2 ? (uint32_t)r.elem - 60 : 0;
+		if (k == 3)
+			e->dma.length = e->dma.resid = 4096;
+		if (ring_post(&r) || wait_wc(p.a.cq, &wc) != 1) {
+			snprintf(why, len, "%s: no completion", what[k]);
+			lb_pair_destroy(&p);
+			goto out;
+		}
+		lb_pair_destroy(&p);
+		if (wc.status != IBV_WC_LOC_QP_OP_ERR) {
+			snprintf(why, len, "%s: %s, expected %s", what[k], ibv_wc_status_str(wc.status),
+				 ibv_wc_status_str(IBV_WC_LOC_QP_OP_ERR));
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	rbuf_free(&b);
+	return ret;
+}
+
+/*
+ * Found by verbs-fuzz: rxe registered a pinned MR whose iova range wraps
+ * past 2^64, but mr_check_range() takes ranges for ones that do not wrap,
+ * so a SEND from an SGE across 2^64 went out partly and then completed
+ * with IBV_WC_LOC_PROT_ERR mid-message (and the responder was left with
+ * half a message).  Such a registration must fail (EOVERFLOW, as for
+ * ODP); one that ends just below 2^64 must work.
+ */
+static int t_mr_iova_wrap(struct lb_dev *d, char *why, size_t len)
+{
+	static const struct { uint64_t iova; size_t len; int ok; } c[] = {
+		{ 0xfffffffffffff000ull, 8192, 0 },	/* wraps */
+		{ 0xfffffffffffff000ull, 4096, 0 },	/* ends at 2^64 */
+		{ 0xffffffffffffe000ull, 4096, 1 },	/* ends below */
+	};
+	char *buf = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct ibv_mr *mr;
+	int ret = 0;
+	size_t i;
+
+	if (buf == MAP_FAILED) {
+		snprintf(why, len, "mmap: %s", strerror(errno));
+		return -1;
+	}
+	memset(buf, 1, 8192);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]) && !ret; i++) {
+		errno = 0;
+		mr = ibv_reg_mr_iova(d->pd, buf, c[i].len, c[i].iova, IBV_ACCESS_LOCAL_WRITE);
+		if (!mr != !c[i].ok || (!mr && errno != EOVERFLOW)) {
+			snprintf(why, len, "pinned MR of %zu bytes at iova 0x%llx: %s, expected %s",
+				 c[i].len, (unsigned long long)c[i].iova,
+				 mr ? "registered" : strerror(errno),
+				 c[i].ok ? "success" : strerror(EOVERFLOW));
+			ret = -1;
+		}
+		if (mr)
+			ibv_dereg_mr(mr);
+	}
+	munmap(buf, 8192);
+	return ret;
+}
+
+static const struct rcase cases[] = {
+	{ "user-kernel-opcodes", t_user_kernel_opcodes,
+	  "kernel-only and unknown opcodes from a user QP fail with LOC_QP_OP_ERR" },
+	{ "flush-no-resources", t_flush_no_resources,
+	  "FLUSH to a responder without responder resources: REM_INV_REQ_ERR" },
+	{ "user-wqe-fields", t_user_wqe_fields,
+	  "inline offset/length and ATOMIC WRITE length from a user WQE: LOC_QP_OP_ERR" },
+	{ "odp-hugetlb-small-pages", t_odp_hugetlb_small_pages,
+	  "ODP + HUGETLB MR on 4 KiB pages: accesses fail (REM_ACCESS_ERR), no RNR loop" },
+	{ "mr-iova-wrap", t_mr_iova_wrap,
+	  "a pinned MR whose iova range wraps 2^64 is refused (EOVERFLOW)" },
+};
+
+void regress_list(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		printf("%-26s %s\n", cases[i].name, cases[i].what);
+}
+
+int regress_run(const char *only)
+{
+	size_t i;
+	int bad = 0, n = 0;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lb_dev d;
+		char why[512] = "";
+
+		if (only && fnmatch(only, cases[i].name, 0))
+			continue;
+		n++;
+		if (lb_dev_open(&d, W.o.dev, 1) || lb_dev_gid(&d, W.o.gid)) {
+			printf("not ok %s: %s\n", cases[i].name, d.err);
+			lb_dev_close(&d);
+			bad++;
+			continue;
+		}
+		if (cases[i].fn(&d, why, sizeof(why))) {
+			printf("not ok %s: %s\n", cases[i].name, why);
+			bad++;
+		} else {
+			printf("ok %s\n", cases[i].name);
+		}
+		lb_dev_close(&d);
+	}
+	if (!n) {
+		fprintf(stderr, "verbs-fuzz: no regression case matches '%s'\n", only);
+		return 2;
+	}
+	printf("verbs-fuzz regress: %d passed, %d failed\n", n - bad, bad);
+	return bad ? 1 : 0;
+}
