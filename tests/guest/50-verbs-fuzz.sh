@@ -1,5 +1,6 @@
 #!/bin/bash
 # vm-args: -m 2G
+# debug-kernel:
 # verbs-fuzz (userspace/verbs-fuzz) on OUR rdma_rxe, short: the
 # reproducers of every bug it found (--regress), deterministic. The random
 # fuzzing (two fixed seeds and one random seed, printed so a failure can
