@@ -119,14 +119,28 @@ record() { # name rc seconds log
 			keep=$RUNDIR/$(basename "${log%.log}").round$round.log
 			mv "$log" "$keep"
 			[ -e "$log.console" ] && mv "$log.console" "$keep.console"
+			[ -d "$log.d" ] && rm -rf "$keep.d" && mv "$log.d" "$keep.d"
 			log=$keep
 		fi
 		failed+=("$name$at (rc $rc, log $log)")
 		say "$(printf 'FAIL  %-40s %4ss  rc=%s' "$name" "$secs" "$rc")"
 		echo "----- last lines of $log"
 		tail -25 "$log" | sed 's/^/  | /'
+		show_report "$log"
 		echo "-----"
 	fi
+}
+
+# The first kernel report on a failed test's guest console(s), with its call
+# trace: CI keeps only this output, not the consoles.
+show_report() {
+	local c
+	for c in "$1.console" "$1.d/a.console" "$1.d/b.console"; do
+		[ -e "$c" ] || continue
+		"$TOP/tests/vm/console-gate" "$c" >/dev/null && continue
+		echo "----- first kernel report on $c"
+		"$TOP/tests/vm/console-gate" --context 45 "$c" | sed 's/^/  | /'
+	done
 }
 
 run_host() {

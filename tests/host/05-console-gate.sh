@@ -32,5 +32,22 @@ while read -r p; do
 done < <("$gate" --patterns)
 "$gate" /nonexistent >/dev/null 2>&1
 [ $? = 2 ] || { echo "a missing log is not a usage error"; bad=1; }
+# --context: the first report, from a few lines before it, with its trace
+{
+	printf 'job line %d\n' 1 2 3 4 5 6 7
+	printf '[    2.000000] ------------[ cut here ]------------\n'
+	printf '[    2.000001] WARNING: CPU: 0 PID: 1 at first\n'
+	printf '[    2.000002] trace line %d\n' 1 2 3
+	printf '[    3.000000] WARNING: CPU: 0 PID: 1 at second\n'
+} >"$log"
+ctx=$("$gate" --context 2 "$log")
+[ $? = 1 ] || { echo "--context: a report does not exit 1"; bad=1; }
+want=$(printf 'job line %d\n' 4 5 6 7
+	printf '[    2.000000] ------------[ cut here ]------------\n'
+	printf '[    2.000001] WARNING: CPU: 0 PID: 1 at first\n'
+	printf '[    2.000002] trace line %d\n' 1 2)
+[ "$ctx" = "$want" ] || { printf -- '--context 2 printed:\n%s\n' "$ctx"; bad=1; }
+printf 'clean\n' >"$log"
+[ -z "$("$gate" --context 9 "$log")" ] || { echo "--context printed lines of a clean log"; bad=1; }
 [ "$bad" = 0 ] || fail "the console gate misjudged the lines above"
 echo "console gate: ${#PLANT_SAMPLES[@]} kinds of report flagged (with a timestamp, also mid-line), not flagged without one; ${#PLANT_BENIGN[@]} benign lines pass; $("$gate" --patterns | wc -l) patterns all exercised"
