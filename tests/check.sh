@@ -31,7 +31,10 @@
 #
 # A test passes with exit 0, is skipped with exit 77 (it prints "SKIP: reason"),
 # and fails otherwise; a guest test also fails when the guest console shows
-# kernel trouble.  A guest test may carry a line "# vm-args: ..." with options
+# kernel trouble.  A guest run that tests/vm/run calls void (exit 75: the
+# guest's clock jumped with the host's TSC because the host VM was paused or
+# moved, which sets off the guest's stall detectors) is reported as VOID with
+# its evidence and run once more; only the second run counts.  A guest test may carry a line "# vm-args: ..." with options
 # for tests/vm/run (e.g. --rxe stock, -m 3G).  A guest test with a line
 # "# debug-kernel: [options]" runs a second time, as debug/<test>, on the debug
 # kernel (KASAN, lockdep, ...: tests/vm/run --kernel debug, after the vm-args,
@@ -82,7 +85,7 @@ say() {
 }
 
 pass=0 fail=0 skip=0
-failed=() skipped=()
+failed=() skipped=() voided=()
 round=1
 declare -A t_runs t_fail t_skip t_secs
 t_order=()
@@ -143,6 +146,25 @@ show_report() {
 	done
 }
 
+# void_run NAME RC TRY LOG T0: true if this run was void (tests/vm/run's and
+# tests/vm/pair's 75: the guest clock jumped with the host's TSC, the host VM
+# being paused or moved) and is to be run once more.  The void run is reported
+# and its logs kept next to the test's (.void); a second void run fails.
+void_run() {
+	local name=$1 rc=$2 try=$3 log=$4 t0=$5 at=""
+	[ "$rc" = 75 ] && [ "$try" = 1 ] || return 1
+	[ "$table" = 1 ] && at=" (round $round)"
+	say "$(printf 'VOID  %-40s %4ss  the guest clock jumped with the host'"'"'s: running it once more' \
+		"$name" $(($(date +%s) - t0)))"
+	grep -a 'VOID\|for the record\|^\[vm/pair\] [ab]: \[' "$log" | head -12 | sed 's/^/  | /'
+	voided+=("$name$at (log $log.void)")
+	rm -rf "$log.void" "$log.void.console" "$log.void.d"
+	mv "$log" "$log.void"
+	[ -e "$log.console" ] && mv "$log.console" "$log.void.console"
+	[ -d "$log.d" ] && mv "$log.d" "$log.void.d"
+	return 0
+}
+
 run_host() {
 	local t name log t0 rc
 	for t in "$TOP"/tests/host/*.sh; do
@@ -192,7 +214,7 @@ debug_build_wait() {
 }
 
 run_guest() { # prod|debug
-	local kernel=$1 t name log t0 rc args files=("$TOP"/tests/guest/*.sh)
+	local kernel=$1 t name log t0 rc try args files=("$TOP"/tests/guest/*.sh)
 	[ "$kernel" = debug ] && files+=("$TOP"/userspace/reclaim-verify/pending/*.sh)
 	for t in "${files[@]}"; do
 		[ -e "$t" ] || continue
@@ -211,10 +233,14 @@ run_guest() { # prod|debug
 			record "$name" 77 0 "$log"
 			continue
 		fi
-		# shellcheck disable=SC2086
-		"$TOP/tests/vm/run" -q $args --log "$log.console" "$t" >"$log" 2>&1 </dev/null
-		rc=$?
-		cat "$log.console" >>"$log" 2>/dev/null
+		for try in 1 2; do
+			# shellcheck disable=SC2086
+			"$TOP/tests/vm/run" -q $args --log "$log.console" "$t" >"$log" 2>&1 </dev/null
+			rc=$?
+			cat "$log.console" >>"$log" 2>/dev/null
+			void_run "$name" "$rc" "$try" "$log" "$t0" || break
+			t0=$(date +%s)
+		done
 		record "$name" "$rc" $(($(date +%s) - t0)) "$log"
 	done
 }
@@ -222,7 +248,7 @@ run_guest() { # prod|debug
 # Two-host tests: the same script in both guests of one tests/vm/pair run;
 # the log gets both consoles.
 run_pair() {
-	local t name log t0 rc r
+	local t name log t0 rc r try
 	local -a args
 	for t in "$TOP"/tests/pair/*.sh; do
 		[ -e "$t" ] || continue
@@ -231,11 +257,15 @@ run_pair() {
 		log=$LOGS/${name//\//_}.log
 		# the line is shell words (--netem 'loss 1% delay 1ms')
 		eval "args=($(sed -n 's/^# pair-args: //p' "$t" | head -1))"
-		rm -rf "$log.d"
 		t0=$(date +%s)
-		"$TOP/tests/vm/pair" -q "${args[@]}" --logdir "$log.d" --cmd-a "bash $(printf %q "$t")" \
-			--cmd-b "bash $(printf %q "$t")" >"$log" 2>&1 </dev/null
-		rc=$?
+		for try in 1 2; do
+			rm -rf "$log.d"
+			"$TOP/tests/vm/pair" -q "${args[@]}" --logdir "$log.d" --cmd-a "bash $(printf %q "$t")" \
+				--cmd-b "bash $(printf %q "$t")" >"$log" 2>&1 </dev/null
+			rc=$?
+			void_run "$name" "$rc" "$try" "$log" "$t0" || break
+			t0=$(date +%s)
+		done
 		for r in a b; do
 			echo "===== console of guest $r ($log.d/$r.console)"
 			cat "$log.d/$r.console" 2>/dev/null
@@ -385,6 +415,7 @@ fi
 say
 for s in "${skipped[@]}"; do say "skipped: $s"; done
 for f in "${failed[@]}"; do say "failed: $f"; done
+for v in "${voided[@]}"; do say "void, run again: $v"; done
 [ -n "$SUMMARY" ] && echo "summary: $SUMMARY"
 say "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
