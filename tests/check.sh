@@ -207,7 +207,10 @@ debug_build_wait() {
 	wait "$DK_PID"
 	rc=$?
 	DK_PID=
-	echo "debug kernel build: rc $rc, waited $(($(date +%s) - t0)) s; $(tail -1 "$DK_LOG")"
+	# cold or warm: "cached: ENTRY" or "built ENTRY in N s"
+	echo "debug kernel build: rc $rc, waited $(($(date +%s) - t0)) s;" \
+		"$(grep -a '^debug-kernel: \(cached\|built\) ' "$DK_LOG" | tail -1)"
+	echo "debug module: $(tail -1 "$DK_LOG")"
 	[ "$rc" = 0 ] && return 0
 	record debug/build "$rc" $(($(date +%s) - t0)) "$DK_LOG"
 	return 1
@@ -378,6 +381,7 @@ print_table() {
 	printf '%s\n' "${rounds[@]}" | while read -r line; do say "$line"; done
 }
 
+CHECK_T0=$(date +%s)
 say "rxe-odp check: kernel $KVER, module $(modinfo -F version "$TOP/build/rxe/rdma_rxe.ko" 2>/dev/null)"
 if [ "$table" = 1 ]; then
 	say "rounds: $repeat; load: $([ "$load" = 1 ] && echo "$LOADS guests" || echo none);" \
@@ -417,5 +421,6 @@ for s in "${skipped[@]}"; do say "skipped: $s"; done
 for f in "${failed[@]}"; do say "failed: $f"; done
 for v in "${voided[@]}"; do say "void, run again: $v"; done
 [ -n "$SUMMARY" ] && echo "summary: $SUMMARY"
+say "check.sh took $(($(date +%s) - CHECK_T0)) s (host load at the end: $(cut -d' ' -f1-3 /proc/loadavg))"
 say "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
