@@ -121,7 +121,8 @@ static void usage(FILE *f)
 "\n"
 "options:\n"
 "  -d, --dev NAME        RDMA device (default rxe0)\n"
-"  -g, --gid-index N     GID index for the loopback path (default $RXE_GID or 1)\n"
+"  -g, --gid N           GID index for the loopback path (default $RXE_GID or 1;\n"
+"                        --gid-index is the old name)\n"
 "  -s, --size MIB        size of A and of B in MiB (default 16)\n"
 "  -m, --msg BYTES       bytes per RDMA WRITE (default 65536)\n"
 "  -q, --depth N         RDMA WRITEs in flight (default 8)\n"
@@ -201,6 +202,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
 		{ "dev", required_argument, NULL, 'd' },
+		{ "gid", required_argument, NULL, 'g' },
+		/* the name before the tools agreed on --gid */
 		{ "gid-index", required_argument, NULL, 'g' },
 		{ "size", required_argument, NULL, 's' },
 		{ "msg", required_argument, NULL, 'm' },

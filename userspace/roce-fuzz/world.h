@@ -13,7 +13,7 @@
 
 #include "loopback.h"
 #include "pkt.h"
-#include "rng.h"
+#include "rng.h" /* userspace/lib: the fuzzers share one generator */
 
 /* Memory regions, by role (index into world.mr[]). */
 enum fz_mr_id {
