@@ -73,6 +73,12 @@ void rv_usage(FILE *f, const char *prog)
 "                       SEND/RECV handshake always runs, 'send' adds payload;\n"
 "                       'read' needs 'write')\n"
 "  -d, --duration SEC   seconds of traffic (default 10)\n"
+"  --min-events N       after --duration, go on until every selected reclaim kind\n"
+"                       (but cgroup) has fired N times with transfers in flight on\n"
+"                       the MR it hit, so a slow host still exercises each kind\n"
+"                       (default 0: stop at --duration)\n"
+"  --max-duration SEC   the bound of --min-events (default 10 x --duration); the\n"
+"                       report then shows which kinds fell short\n"
 "Memory:\n"
 "  --odp                On-Demand-Paging MRs (default)\n"
 "  --pinned             pinned MRs everywhere\n"
@@ -210,6 +216,7 @@ static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 enum {
 	O_SERVER = 256, O_CLIENT, O_ADDR, O_OPS, O_ODP, O_PINNED, O_MIX, O_NORECLAIM,
 	O_CGMAX, O_JSON, O_JSONFILE, O_PROGRESS, O_STALL, O_SEED,
+	O_MINEV, O_MAXDUR,
 };
 
 int rv_parse_args(struct rv_config *c, int argc, char **argv, char *err, size_t errlen)
@@ -225,6 +232,8 @@ int rv_parse_args(struct rv_config *c, int argc, char **argv, char *err, size_t 
 		{ "target", required_argument, NULL, 't' },
 		{ "ops", required_argument, NULL, O_OPS },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "min-events", required_argument, NULL, O_MINEV },
+		{ "max-duration", required_argument, NULL, O_MAXDUR },
 		{ "odp", no_argument, NULL, O_ODP },
 		{ "pinned", no_argument, NULL, O_PINNED },
 		{ "mix", no_argument, NULL, O_MIX },
@@ -335,6 +344,17 @@ int rv_parse_args(struct rv_config *c, int argc, char **argv, char *err, size_t 
 			if (parse_uint(optarg, 0, 3600, &c->progress))
 				return failf(err, errlen, "bad --progress '%s'", optarg);
 			break;
+		case O_MINEV:
+			if (parse_uint(optarg, 0, 1000, &c->min_events))
+				return failf(err, errlen, "--min-events wants 0..1000, got '%s'", optarg);
+			break;
+		case O_MAXDUR:
+			errno = 0;
+			c->max_duration = strtod(optarg, &end);
+			if (errno || *end || !(c->max_duration > 0) || c->max_duration > 86400)
+				return failf(err, errlen, "--max-duration wants seconds > 0, got '%s'",
+					     optarg);
+			break;
 		case O_STALL:
 			if (parse_uint(optarg, 1, 3600, &c->stall))
 				return failf(err, errlen, "bad --stall '%s'", optarg);
@@ -363,5 +383,9 @@ int rv_parse_args(struct rv_config *c, int argc, char **argv, char *err, size_t 
 	c->target = (c->target + c->block - 1) / c->block * c->block;
 	if (c->target / c->block > 65535)
 		return failf(err, errlen, "--target holds more than 65535 blocks; use a bigger --block");
+	if (!c->max_duration)
+		c->max_duration = 10 * c->duration;
+	if (c->max_duration < c->duration)
+		return failf(err, errlen, "--max-duration is shorter than --duration");
 	return 0;
 }

@@ -39,6 +39,8 @@ struct rv_config {
 	unsigned kinds;		/* bit mask of enum rv_kind */
 	unsigned interval_ms;	/* pause between reclaim rounds */
 	double duration;	/* seconds of traffic */
+	unsigned min_events;	/* run on until each reclaim kind hit this many in flight */
+	double max_duration;	/* ... but no longer than this; 0 = 10 x duration */
 	size_t cgroup_max;	/* memory.max; 0 = automatic (half the working set) */
 	unsigned progress;	/* seconds between progress lines; 0 = none */
 	unsigned stall;		/* seconds without progress before giving up */

@@ -145,6 +145,15 @@ static void test_opts(void)
 	CHECK(parse(&c, "--pinned -r dontneed,remap -d 2.5 -q 2 -w 4 -b 16K", err) == 0);
 	CHECK(c.mr == RV_MR_PINNED && c.kinds == ((1u << RV_EV_DONTNEED) | (1u << RV_EV_REMAP)));
 	CHECK(c.duration == 2.5 && c.qps == 2 && c.window == 4 && c.block == 16384);
+	CHECK(c.min_events == 0 && c.max_duration == 25);
+	CHECK(parse(&c, "-d 20 --min-events 1", err) == 0);
+	CHECK(c.min_events == 1 && c.duration == 20 && c.max_duration == 200);
+	CHECK(parse(&c, "-d 20 --min-events 2 --max-duration 60", err) == 0);
+	CHECK(c.min_events == 2 && c.max_duration == 60);
+	CHECK(parse(&c, "-d 20 --max-duration 10", err) != 0);
+	CHECK(parse(&c, "--min-events x", err) != 0);
+	CHECK(parse(&c, "--min-events 1001", err) != 0);
+	CHECK(parse(&c, "--max-duration 0", err) != 0);
 	CHECK(parse(&c, "--mix --no-reclaim --json", err) == 0 && c.mr == RV_MR_MIX && !c.kinds && c.json);
 	CHECK(parse(&c, "--server", err) == 0 && c.mode == RV_SERVER && !strcmp(c.addr, "0.0.0.0"));
 	CHECK(parse(&c, "--server 169.254.0.1 -p 999", err) == 0 && !strcmp(c.addr, "169.254.0.1") && c.port == 999);
