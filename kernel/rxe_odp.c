@@ -35,6 +35,14 @@
  * umem_mutex may allocate memory, since reclaim can call back into
  * rxe_odp_invalidate().
  *
+ * Prefetch (rxe_odp_advise.c, the advise_mr verb) maps pages ahead of
+ * their use through the same fault routine, or, for
+ * IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT, through a snapshot of the
+ * pages already present (rxe_odp_prefetch_present()), in process context
+ * or in its own workqueue, holding a reference on the MR and no lock. It
+ * adds nothing to the lock order above: it only releases umem_mutex once
+ * the range is mapped, and never touches page contents.
+ *
  * Page aging (rxe_odp_young.c): rxe reaches ODP pages through kmap, so the
  * owner's PTE accessed bits never show that rxe used them. Every access
  * marks its pages in a per-MR bitmap (rxe_odp_touched(), umem_mutex held,
@@ -60,6 +68,7 @@
 
 #include "rxe.h"
 #include "rxe_loc.h"
+#include "rxe_odp.h"
 #include "rxe_odp_young.h"
 
 /* Largest fault-ahead accepted, in 4 KiB pages (4 MiB) */
@@ -111,6 +120,7 @@ static const enum rxe_counters rxe_odp_dev_counter[RXE_ODP_NUM_STATS] = {
 	[RXE_ODP_STAT_INVALIDATIONS]	 = RXE_CNT_ODP_INVALIDATIONS,
 	[RXE_ODP_STAT_PAGES_INVALIDATED] = RXE_CNT_ODP_PAGES_INVALIDATED,
 	[RXE_ODP_STAT_FAULT_ERRORS]	 = RXE_CNT_ODP_FAULT_ERRORS,
+	[RXE_ODP_STAT_PAGES_PREFETCHED]	 = RXE_CNT_ODP_PAGES_PREFETCHED,
 };
 
 static const char * const rxe_odp_stat_name[RXE_ODP_NUM_STATS] = {
@@ -119,6 +129,7 @@ static const char * const rxe_odp_stat_name[RXE_ODP_NUM_STATS] = {
 	[RXE_ODP_STAT_INVALIDATIONS]	 = "odp_invalidations",
 	[RXE_ODP_STAT_PAGES_INVALIDATED] = "odp_pages_invalidated",
 	[RXE_ODP_STAT_FAULT_ERRORS]	 = "odp_fault_errors",
+	[RXE_ODP_STAT_PAGES_PREFETCHED]	 = "odp_pages_prefetched",
 };
 
 static inline struct ib_umem_odp *rxe_mr_odp(struct rxe_mr *mr)
@@ -365,8 +376,10 @@ static int rxe_odp_fault_failed(struct ib_umem_odp *odp, int err, u64 va,
 }
 
 /*
- * rxe_odp_map_range_and_lock - make [@va, @va + @len) of @mr accessible
+ * __rxe_odp_map_range_and_lock - make [@va, @va + @len) of @mr accessible
  * @write: the access writes, so the pages must be mapped writable
+ * @prefetch: no access follows: count the pages as prefetched, not as
+ *	faulted, and a failure not as a fault error of the data path
  *
  * Returns 0 with umem_mutex held; without it, -EAGAIN when the range could
  * not be faulted in now for memory pressure but may be later, or -EFAULT
@@ -375,8 +388,9 @@ static int rxe_odp_fault_failed(struct ib_umem_odp *odp, int err, u64 va,
  * that are not mapped with the needed permission yet, so a stream of
  * MTU-sized packets does not fault once per packet.
  */
-static int rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
-				      unsigned int len, bool write)
+static int __rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
+					unsigned int len, bool write,
+					bool prefetch)
 {
 	struct ib_umem_odp *odp = rxe_mr_odp(mr);
 	u64 perm = ODP_READ_ALLOWED_BIT | (write ? ODP_WRITE_ALLOWED_BIT : 0);
@@ -439,9 +453,14 @@ static int rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
 						  perm, true);
 		if (np >= 0) {
 			resolved = 0;
+			np <<= rxe_odp_subpage_shift(odp);
+			if (prefetch) {
+				rxe_odp_count(odp, mr,
+					      RXE_ODP_STAT_PAGES_PREFETCHED, np);
+				continue;
+			}
 			rxe_odp_count(odp, mr, RXE_ODP_STAT_FAULTS, 1);
-			rxe_odp_count(odp, mr, RXE_ODP_STAT_PAGES_FAULTED,
-				      (u64)np << rxe_odp_subpage_shift(odp));
+			rxe_odp_count(odp, mr, RXE_ODP_STAT_PAGES_FAULTED, np);
 			continue;
 		}
 
@@ -473,8 +492,100 @@ out_err:
 		   err == -EAGAIN ? "retry later" : "access error");
 	if (err == -EAGAIN)
 		return -EAGAIN;
-	rxe_odp_count(odp, mr, RXE_ODP_STAT_FAULT_ERRORS, 1);
+	if (!prefetch)
+		rxe_odp_count(odp, mr, RXE_ODP_STAT_FAULT_ERRORS, 1);
 	return -EFAULT;
+}
+
+static int rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
+				      unsigned int len, bool write)
+{
+	return __rxe_odp_map_range_and_lock(mr, va, len, write, false);
+}
+
+/*
+ * rxe_odp_prefetch - map [@va, @va + @len) of @mr before rxe accesses it
+ * @write: map the pages writable (breaks COW), else read-only
+ *
+ * The data path's fault, fault-ahead included, without the access. The
+ * caller checked the range against the MR. Returns 0, or -EAGAIN or
+ * -EFAULT as rxe_odp_map_range_and_lock() does.
+ */
+int rxe_odp_prefetch(struct rxe_mr *mr, u64 va, unsigned int len, bool write)
+{
+	int err;
+
+	err = __rxe_odp_map_range_and_lock(mr, va, len, write, true);
+	if (err)
+		return err;
+	mutex_unlock(&rxe_mr_odp(mr)->umem_mutex);
+	return 0;
+}
+
+/* Umem pages in [@first, @last] that rxe can read now; umem_mutex held */
+static unsigned long rxe_odp_count_mapped(struct ib_umem_odp *odp,
+					  unsigned long first,
+					  unsigned long last)
+{
+	unsigned long idx, n = 0;
+
+	for (idx = first; idx <= last; idx++)
+		n += rxe_odp_entry_ok(odp, idx, ODP_READ_ALLOWED_BIT);
+	return n;
+}
+
+/*
+ * rxe_odp_prefetch_present - map what is present of [@va, @va + @len)
+ *
+ * Maps the pages of the range that the owner's page tables map now, with
+ * the permission of their PTE, and faults nothing: a page that is absent,
+ * swapped out or not yet copied on write stays unmapped. Counts the pages
+ * it newly mapped as prefetched. The caller checked the range against the
+ * MR. Returns 0, -EAGAIN (memory pressure) or -EFAULT (a dead owner).
+ */
+int rxe_odp_prefetch_present(struct rxe_mr *mr, u64 va, unsigned int len)
+{
+	struct ib_umem_odp *odp = rxe_mr_odp(mr);
+	unsigned int shift = odp->page_shift;
+	unsigned long first, last, idx, before, after;
+	int np;
+
+	might_sleep();
+
+	first = (va - ib_umem_start(odp)) >> shift;
+	last = (va + len - 1 - ib_umem_start(odp)) >> shift;
+
+	mutex_lock(&odp->umem_mutex);
+	before = rxe_odp_count_mapped(odp, first, last);
+	mutex_unlock(&odp->umem_mutex);
+	if (before == last - first + 1)
+		return 0;
+
+	np = ib_umem_odp_map_dma_and_lock(odp, va, len, ODP_READ_ALLOWED_BIT,
+					  false);
+	if (np < 0) {
+		rxe_dbg_mr(mr, "snapshot of va %#llx length %u failed, err = %d\n",
+			   va, len, np);
+		return np == -EBUSY || np == -ENOMEM ? -EAGAIN : -EFAULT;
+	}
+
+	/*
+	 * A snapshot takes the permission from the PTE; an MR registered
+	 * read-only must not look writable (the core would dirty the page
+	 * when it unmaps it).
+	 */
+	if (!odp->umem.writable)
+		for (idx = first; idx <= last; idx++)
+			odp->dma_list[idx] &= ~ODP_WRITE_ALLOWED_BIT;
+
+	after = rxe_odp_count_mapped(odp, first, last);
+	if (after > before)
+		rxe_odp_count(odp, mr, RXE_ODP_STAT_PAGES_PREFETCHED,
+			      (u64)(after - before) <<
+			      rxe_odp_subpage_shift(odp));
+	mutex_unlock(&odp->umem_mutex);
+
+	return 0;
 }
 
 /* The 4 KiB page holding @va; its umem page must be mapped (umem_mutex) */
