@@ -37,8 +37,8 @@
  *
  * Prefetch (rxe_odp_advise.c, the advise_mr verb) maps pages ahead of
  * their use through the same fault routine, or, for
- * IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT, through a snapshot of the
- * pages already present (rxe_odp_prefetch_present()), in process context
+ * IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT, of the pages already
+ * present only (rxe_odp_prefetch_present()), in process context
  * or in its own workqueue, holding a reference on the MR and no lock. It
  * adds nothing to the lock order above: it only releases umem_mutex once
  * the range is mapped, and never touches page contents.
@@ -56,12 +56,14 @@
 
 #include <linux/delay.h>
 #include <linux/highmem.h>
+#include <linux/hmm.h>
 #include <linux/libnvdimm.h>
 #include <linux/mm.h>
 #include <linux/mmu_notifier.h>
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/sched/mm.h>
+#include <linux/slab.h>
 #include <rdma/ib_umem_odp.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/restrack.h>
@@ -534,23 +536,24 @@ static unsigned long rxe_odp_count_mapped(struct ib_umem_odp *odp,
 	return n;
 }
 
+/* Tries of the look at the page tables while the range is invalidated */
+#define RXE_ODP_LOOK_TRIES	16
+
 /*
- * rxe_odp_prefetch_present - map what is present of [@va, @va + @len)
- *
- * Maps the pages of the range that the owner's page tables map now, with
- * the permission of their PTE, and faults nothing: a page that is absent,
- * swapped out or not yet copied on write stays unmapped. Counts the pages
- * it newly mapped as prefetched. The caller checked the range against the
- * MR. Returns 0, -EAGAIN (memory pressure) or -EFAULT (a dead owner).
+ * Map the present umem pages [@va, @va + @len) of @mr, readable and, if
+ * @write, writable, as the core's fault does; they are present, so nothing
+ * is faulted unless a page goes away meanwhile. Counts the pages it newly
+ * mapped as prefetched. A failure is not an error of the prefetch: the
+ * pages may have been unmapped since the look.
  */
-int rxe_odp_prefetch_present(struct rxe_mr *mr, u64 va, unsigned int len)
+static void rxe_odp_map_present(struct rxe_mr *mr, u64 va, u64 len,
+				bool write)
 {
 	struct ib_umem_odp *odp = rxe_mr_odp(mr);
 	unsigned int shift = odp->page_shift;
-	unsigned long first, last, idx, before, after;
+	unsigned long first, last, before, after;
+	u64 perm = ODP_READ_ALLOWED_BIT | (write ? ODP_WRITE_ALLOWED_BIT : 0);
 	int np;
-
-	might_sleep();
 
 	first = (va - ib_umem_start(odp)) >> shift;
 	last = (va + len - 1 - ib_umem_start(odp)) >> shift;
@@ -558,34 +561,96 @@ int rxe_odp_prefetch_present(struct rxe_mr *mr, u64 va, unsigned int len)
 	mutex_lock(&odp->umem_mutex);
 	before = rxe_odp_count_mapped(odp, first, last);
 	mutex_unlock(&odp->umem_mutex);
-	if (before == last - first + 1)
-		return 0;
 
-	np = ib_umem_odp_map_dma_and_lock(odp, va, len, ODP_READ_ALLOWED_BIT,
-					  false);
+	np = ib_umem_odp_map_dma_and_lock(odp, va, len, perm, true);
 	if (np < 0) {
-		rxe_dbg_mr(mr, "snapshot of va %#llx length %u failed, err = %d\n",
-			   va, len, np);
-		return np == -EBUSY || np == -ENOMEM ? -EAGAIN : -EFAULT;
+		rxe_dbg_mr(mr, "mapping present pages at va %#llx failed, err = %d\n",
+			   va, np);
+		return;
 	}
-
-	/*
-	 * A snapshot takes the permission from the PTE; an MR registered
-	 * read-only must not look writable (the core would dirty the page
-	 * when it unmaps it).
-	 */
-	if (!odp->umem.writable)
-		for (idx = first; idx <= last; idx++)
-			odp->dma_list[idx] &= ~ODP_WRITE_ALLOWED_BIT;
-
 	after = rxe_odp_count_mapped(odp, first, last);
+	mutex_unlock(&odp->umem_mutex);
 	if (after > before)
 		rxe_odp_count(odp, mr, RXE_ODP_STAT_PAGES_PREFETCHED,
 			      (u64)(after - before) <<
 			      rxe_odp_subpage_shift(odp));
-	mutex_unlock(&odp->umem_mutex);
+}
 
-	return 0;
+/*
+ * rxe_odp_prefetch_present - map what is present of [@va, @va + @len)
+ *
+ * Maps the pages of the range that the owner's page tables map now, with
+ * the permission of their PTE (never more than the MR's), and faults
+ * nothing in: a page that is absent, swapped out or not yet copied on
+ * write stays unmapped. The caller checked the range against the MR.
+ *
+ * It looks at the page tables itself (hmm_range_fault() without
+ * HMM_PFN_REQ_FAULT, into a pfn array of its own) and hands the present
+ * runs to the core's fault. The core's own snapshot mode is not used: it
+ * warns when it finds a page absent whose dma_list entry is still set,
+ * which munmap() makes happen (the VMA is gone before the invalidation
+ * comes), and it shares pfn_list with concurrent faults.
+ *
+ * Returns 0, -ENOMEM, -EAGAIN (memory pressure) or -EFAULT (a dead owner).
+ */
+int rxe_odp_prefetch_present(struct rxe_mr *mr, u64 va, unsigned int len)
+{
+	struct ib_umem_odp *odp = rxe_mr_odp(mr);
+	struct mm_struct *mm = odp->umem.owning_mm;
+	unsigned long step = 1UL << rxe_odp_subpage_shift(odp);
+	struct hmm_range range = {
+		.notifier = &odp->notifier,
+		.start = ALIGN_DOWN(va, 1UL << odp->page_shift),
+		.end = ALIGN(va + len, 1UL << odp->page_shift),
+	};
+	unsigned long npfns = (range.end - range.start) >> PAGE_SHIFT;
+	unsigned long *pfns, i, j;
+	int err, tries = 0;
+	bool write;
+
+	might_sleep();
+
+	pfns = kvcalloc(npfns, sizeof(*pfns), GFP_KERNEL);
+	if (!pfns)
+		return -ENOMEM;
+	range.hmm_pfns = pfns;
+
+	if (!mmget_not_zero(mm)) {
+		err = -EFAULT;
+		goto out_free;
+	}
+	do {
+		range.notifier_seq = mmu_interval_read_begin(&odp->notifier);
+		mmap_read_lock(mm);
+		err = hmm_range_fault(&range);
+		mmap_read_unlock(mm);
+	} while (err == -EBUSY && ++tries < RXE_ODP_LOOK_TRIES);
+	mmput_async(mm);
+	if (err) {
+		rxe_dbg_mr(mr, "look at va %#llx length %u failed, err = %d\n",
+			   va, len, err);
+		err = err == -EBUSY || err == -ENOMEM ? -EAGAIN : -EFAULT;
+		goto out_free;
+	}
+
+	/* umem pages are all present or all absent (huge pages) */
+	for (i = 0; i < npfns; i = j) {
+		j = i + step;
+		if (!(pfns[i] & HMM_PFN_VALID))
+			continue;
+		write = odp->umem.writable && (pfns[i] & HMM_PFN_WRITE);
+		while (j < npfns && (pfns[j] & HMM_PFN_VALID) &&
+		       write == (odp->umem.writable &&
+				 (pfns[j] & HMM_PFN_WRITE)))
+			j += step;
+		rxe_odp_map_present(mr, range.start + (i << PAGE_SHIFT),
+				    (u64)(j - i) << PAGE_SHIFT, write);
+		cond_resched();
+	}
+
+out_free:
+	kvfree(pfns);
+	return err;
 }
 
 /* The 4 KiB page holding @va; its umem page must be mapped (umem_mutex) */
