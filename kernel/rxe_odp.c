@@ -35,6 +35,14 @@
  * umem_mutex may allocate memory, since reclaim can call back into
  * rxe_odp_invalidate().
  *
+ * Prefetch (rxe_odp_advise.c, the advise_mr verb) maps pages ahead of
+ * their use through the same fault routine, or, for
+ * IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT, of the pages already
+ * present only (rxe_odp_prefetch_present()), in process context
+ * or in its own workqueue, holding a reference on the MR and no lock. It
+ * adds nothing to the lock order above: it only releases umem_mutex once
+ * the range is mapped, and never touches page contents.
+ *
  * Page aging (rxe_odp_young.c): rxe reaches ODP pages through kmap, so the
  * owner's PTE accessed bits never show that rxe used them. Every access
  * marks its pages in a per-MR bitmap (rxe_odp_touched(), umem_mutex held,
@@ -48,18 +56,21 @@
 
 #include <linux/delay.h>
 #include <linux/highmem.h>
+#include <linux/hmm.h>
 #include <linux/libnvdimm.h>
 #include <linux/mm.h>
 #include <linux/mmu_notifier.h>
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/sched/mm.h>
+#include <linux/slab.h>
 #include <rdma/ib_umem_odp.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/restrack.h>
 
 #include "rxe.h"
 #include "rxe_loc.h"
+#include "rxe_odp.h"
 #include "rxe_odp_young.h"
 
 /* Largest fault-ahead accepted, in 4 KiB pages (4 MiB) */
@@ -111,6 +122,7 @@ static const enum rxe_counters rxe_odp_dev_counter[RXE_ODP_NUM_STATS] = {
 	[RXE_ODP_STAT_INVALIDATIONS]	 = RXE_CNT_ODP_INVALIDATIONS,
 	[RXE_ODP_STAT_PAGES_INVALIDATED] = RXE_CNT_ODP_PAGES_INVALIDATED,
 	[RXE_ODP_STAT_FAULT_ERRORS]	 = RXE_CNT_ODP_FAULT_ERRORS,
+	[RXE_ODP_STAT_PAGES_PREFETCHED]	 = RXE_CNT_ODP_PAGES_PREFETCHED,
 };
 
 static const char * const rxe_odp_stat_name[RXE_ODP_NUM_STATS] = {
@@ -119,6 +131,7 @@ static const char * const rxe_odp_stat_name[RXE_ODP_NUM_STATS] = {
 	[RXE_ODP_STAT_INVALIDATIONS]	 = "odp_invalidations",
 	[RXE_ODP_STAT_PAGES_INVALIDATED] = "odp_pages_invalidated",
 	[RXE_ODP_STAT_FAULT_ERRORS]	 = "odp_fault_errors",
+	[RXE_ODP_STAT_PAGES_PREFETCHED]	 = "odp_pages_prefetched",
 };
 
 static inline struct ib_umem_odp *rxe_mr_odp(struct rxe_mr *mr)
@@ -365,8 +378,10 @@ static int rxe_odp_fault_failed(struct ib_umem_odp *odp, int err, u64 va,
 }
 
 /*
- * rxe_odp_map_range_and_lock - make [@va, @va + @len) of @mr accessible
+ * __rxe_odp_map_range_and_lock - make [@va, @va + @len) of @mr accessible
  * @write: the access writes, so the pages must be mapped writable
+ * @prefetch: no access follows: count the pages as prefetched, not as
+ *	faulted, and a failure not as a fault error of the data path
  *
  * Returns 0 with umem_mutex held; without it, -EAGAIN when the range could
  * not be faulted in now for memory pressure but may be later, or -EFAULT
@@ -375,8 +390,9 @@ static int rxe_odp_fault_failed(struct ib_umem_odp *odp, int err, u64 va,
  * that are not mapped with the needed permission yet, so a stream of
  * MTU-sized packets does not fault once per packet.
  */
-static int rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
-				      unsigned int len, bool write)
+static int __rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
+					unsigned int len, bool write,
+					bool prefetch)
 {
 	struct ib_umem_odp *odp = rxe_mr_odp(mr);
 	u64 perm = ODP_READ_ALLOWED_BIT | (write ? ODP_WRITE_ALLOWED_BIT : 0);
@@ -439,9 +455,14 @@ static int rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
 						  perm, true);
 		if (np >= 0) {
 			resolved = 0;
+			np <<= rxe_odp_subpage_shift(odp);
+			if (prefetch) {
+				rxe_odp_count(odp, mr,
+					      RXE_ODP_STAT_PAGES_PREFETCHED, np);
+				continue;
+			}
 			rxe_odp_count(odp, mr, RXE_ODP_STAT_FAULTS, 1);
-			rxe_odp_count(odp, mr, RXE_ODP_STAT_PAGES_FAULTED,
-				      (u64)np << rxe_odp_subpage_shift(odp));
+			rxe_odp_count(odp, mr, RXE_ODP_STAT_PAGES_FAULTED, np);
 			continue;
 		}
 
@@ -473,8 +494,163 @@ out_err:
 		   err == -EAGAIN ? "retry later" : "access error");
 	if (err == -EAGAIN)
 		return -EAGAIN;
-	rxe_odp_count(odp, mr, RXE_ODP_STAT_FAULT_ERRORS, 1);
+	if (!prefetch)
+		rxe_odp_count(odp, mr, RXE_ODP_STAT_FAULT_ERRORS, 1);
 	return -EFAULT;
+}
+
+static int rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
+				      unsigned int len, bool write)
+{
+	return __rxe_odp_map_range_and_lock(mr, va, len, write, false);
+}
+
+/*
+ * rxe_odp_prefetch - map [@va, @va + @len) of @mr before rxe accesses it
+ * @write: map the pages writable (breaks COW), else read-only
+ *
+ * The data path's fault, fault-ahead included, without the access. The
+ * caller checked the range against the MR. Returns 0, or -EAGAIN or
+ * -EFAULT as rxe_odp_map_range_and_lock() does.
+ */
+int rxe_odp_prefetch(struct rxe_mr *mr, u64 va, unsigned int len, bool write)
+{
+	int err;
+
+	err = __rxe_odp_map_range_and_lock(mr, va, len, write, true);
+	if (err)
+		return err;
+	mutex_unlock(&rxe_mr_odp(mr)->umem_mutex);
+	return 0;
+}
+
+/* Umem pages in [@first, @last] that rxe can read now; umem_mutex held */
+static unsigned long rxe_odp_count_mapped(struct ib_umem_odp *odp,
+					  unsigned long first,
+					  unsigned long last)
+{
+	unsigned long idx, n = 0;
+
+	for (idx = first; idx <= last; idx++)
+		n += rxe_odp_entry_ok(odp, idx, ODP_READ_ALLOWED_BIT);
+	return n;
+}
+
+/* Tries of the look at the page tables while the range is invalidated */
+#define RXE_ODP_LOOK_TRIES	16
+
+/*
+ * Map the present umem pages [@va, @va + @len) of @mr, readable and, if
+ * @write, writable, as the core's fault does; they are present, so nothing
+ * is faulted unless a page goes away meanwhile. Counts the pages it newly
+ * mapped as prefetched. A failure is not an error of the prefetch: the
+ * pages may have been unmapped since the look.
+ */
+static void rxe_odp_map_present(struct rxe_mr *mr, u64 va, u64 len,
+				bool write)
+{
+	struct ib_umem_odp *odp = rxe_mr_odp(mr);
+	unsigned int shift = odp->page_shift;
+	unsigned long first, last, before, after;
+	u64 perm = ODP_READ_ALLOWED_BIT | (write ? ODP_WRITE_ALLOWED_BIT : 0);
+	int np;
+
+	first = (va - ib_umem_start(odp)) >> shift;
+	last = (va + len - 1 - ib_umem_start(odp)) >> shift;
+
+	mutex_lock(&odp->umem_mutex);
+	before = rxe_odp_count_mapped(odp, first, last);
+	mutex_unlock(&odp->umem_mutex);
+
+	np = ib_umem_odp_map_dma_and_lock(odp, va, len, perm, true);
+	if (np < 0) {
+		rxe_dbg_mr(mr, "mapping present pages at va %#llx failed, err = %d\n",
+			   va, np);
+		return;
+	}
+	after = rxe_odp_count_mapped(odp, first, last);
+	mutex_unlock(&odp->umem_mutex);
+	if (after > before)
+		rxe_odp_count(odp, mr, RXE_ODP_STAT_PAGES_PREFETCHED,
+			      (u64)(after - before) <<
+			      rxe_odp_subpage_shift(odp));
+}
+
+/*
+ * rxe_odp_prefetch_present - map what is present of [@va, @va + @len)
+ *
+ * Maps the pages of the range that the owner's page tables map now, with
+ * the permission of their PTE (never more than the MR's), and faults
+ * nothing in: a page that is absent, swapped out or not yet copied on
+ * write stays unmapped. The caller checked the range against the MR.
+ *
+ * It looks at the page tables itself (hmm_range_fault() without
+ * HMM_PFN_REQ_FAULT, into a pfn array of its own) and hands the present
+ * runs to the core's fault. The core's own snapshot mode is not used: it
+ * warns when it finds a page absent whose dma_list entry is still set,
+ * which munmap() makes happen (the VMA is gone before the invalidation
+ * comes), and it shares pfn_list with concurrent faults.
+ *
+ * Returns 0, -ENOMEM, -EAGAIN (memory pressure) or -EFAULT (a dead owner).
+ */
+int rxe_odp_prefetch_present(struct rxe_mr *mr, u64 va, unsigned int len)
+{
+	struct ib_umem_odp *odp = rxe_mr_odp(mr);
+	struct mm_struct *mm = odp->umem.owning_mm;
+	unsigned long step = 1UL << rxe_odp_subpage_shift(odp);
+	struct hmm_range range = {
+		.notifier = &odp->notifier,
+		.start = ALIGN_DOWN(va, 1UL << odp->page_shift),
+		.end = ALIGN(va + len, 1UL << odp->page_shift),
+	};
+	unsigned long npfns = (range.end - range.start) >> PAGE_SHIFT;
+	unsigned long *pfns, i, j;
+	int err, tries = 0;
+	bool write;
+
+	might_sleep();
+
+	pfns = kvcalloc(npfns, sizeof(*pfns), GFP_KERNEL);
+	if (!pfns)
+		return -ENOMEM;
+	range.hmm_pfns = pfns;
+
+	if (!mmget_not_zero(mm)) {
+		err = -EFAULT;
+		goto out_free;
+	}
+	do {
+		range.notifier_seq = mmu_interval_read_begin(&odp->notifier);
+		mmap_read_lock(mm);
+		err = hmm_range_fault(&range);
+		mmap_read_unlock(mm);
+	} while (err == -EBUSY && ++tries < RXE_ODP_LOOK_TRIES);
+	mmput_async(mm);
+	if (err) {
+		rxe_dbg_mr(mr, "look at va %#llx length %u failed, err = %d\n",
+			   va, len, err);
+		err = err == -EBUSY || err == -ENOMEM ? -EAGAIN : -EFAULT;
+		goto out_free;
+	}
+
+	/* umem pages are all present or all absent (huge pages) */
+	for (i = 0; i < npfns; i = j) {
+		j = i + step;
+		if (!(pfns[i] & HMM_PFN_VALID))
+			continue;
+		write = odp->umem.writable && (pfns[i] & HMM_PFN_WRITE);
+		while (j < npfns && (pfns[j] & HMM_PFN_VALID) &&
+		       write == (odp->umem.writable &&
+				 (pfns[j] & HMM_PFN_WRITE)))
+			j += step;
+		rxe_odp_map_present(mr, range.start + (i << PAGE_SHIFT),
+				    (u64)(j - i) << PAGE_SHIFT, write);
+		cond_resched();
+	}
+
+out_free:
+	kvfree(pfns);
+	return err;
 }
 
 /* The 4 KiB page holding @va; its umem page must be mapped (umem_mutex) */

@@ -28,6 +28,17 @@ done
 for c in SEND RECV SRQ; do
 	[[ " $ud " == *" SUPPORT_$c "* ]] || fail "ud_odp_caps lacks SUPPORT_$c: '$ud'"
 done
+# RDMA FLUSH (1 << 6) and ATOMIC WRITE (1 << 7) on ODP: rdma-core from v58 on
+# names them; older ones, like Debian 12's 44, print "Unknown flags: 0xC0".
+rc_unknown=$(awk '$1 == "rc_odp_caps:" { on = 1; next } on && /^\t[a-z_]+:/ { exit }
+	on && /Unknown flags:/ { print $3 }' /tmp/devinfo.log)
+echo "rc unknown flags: ${rc_unknown:-none}"
+if [[ " $rc " == *" SUPPORT_FLUSH "* ]]; then
+	[[ " $rc " == *" SUPPORT_ATOMIC_WRITE "* ]] || fail "rc_odp_caps lacks SUPPORT_ATOMIC_WRITE: '$rc'"
+else
+	[ "$rc_unknown" = 0xC0 ] ||
+		fail "rc_odp_caps lacks FLUSH and ATOMIC_WRITE (1 << 6, 1 << 7): unknown flags '${rc_unknown:-none}'"
+fi
 
 # 2. ibv_rc_pingpong -o: its server registers its ODP MR before it waits for
 # the client (it listens only after that), so once it listens restrack shows

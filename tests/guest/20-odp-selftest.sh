@@ -18,8 +18,9 @@ mkswap "$dev" >/dev/null && swapon "$dev" || fail "swap on $dev"
 echo 64 >/proc/sys/vm/nr_hugepages
 echo "swap: $dev ($(awk '/SwapTotal/ { print $2 }' /proc/meminfo) kB); hugepages: $(cat /proc/sys/vm/nr_hugepages)"
 
-# perm_* (permanent fault failures, a poisoned page) run in test 25.
-odp-selftest -d rxe0 -g "$RXE_GID" -x 'perm_*' | tee /tmp/ours.tap
+# perm_* (permanent fault failures, a poisoned page) run in test 25,
+# prefetch_* (advise_mr) in test 26.
+odp-selftest -d rxe0 -g "$RXE_GID" -x 'perm_*' -x 'prefetch_*' | tee /tmp/ours.tap
 rc=${PIPESTATUS[0]}
 grep -q '^# odp-selftest: ' /tmp/ours.tap || fail "odp-selftest did not finish (rc $rc)"
 # Cases listed as pending a kernel fix (tests/lib/odp-selftest-pending.txt)

@@ -2,6 +2,7 @@
 #include "counters.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 long long vmstat(const char *name)
@@ -41,4 +42,41 @@ long long hw_counter_read(const char *dev, unsigned int port, const char *name)
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/hw_counters/%s", dev,
 		 port, name);
 	return file_number(path);
+}
+
+long long mr_driver_attr(const char *dev, uint32_t lkey, const char *name)
+{
+	char cmd[128], key[96], tok[128], *text = NULL, *rec, *end, *p;
+	size_t len = 0;
+	long long v = -1;
+	FILE *f, *out;
+
+	snprintf(cmd, sizeof(cmd), "rdma resource show mr dev %s -dd 2>/dev/null", dev);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	out = open_memstream(&text, &len);
+	if (!out) {
+		pclose(f);
+		return -1;
+	}
+	while (fgets(tok, sizeof(tok), f))
+		fputs(tok, out);
+	pclose(f);
+	fclose(out);
+	/* One record per MR, each starting with "dev "; the attributes may be
+	 * on its first line or on continuation lines. */
+	snprintf(key, sizeof(key), " lkey 0x%x ", lkey);
+	rec = strstr(text, key);
+	if (rec) {
+		end = strstr(rec + 1, "dev ");
+		if (end)
+			*end = 0;
+		snprintf(key, sizeof(key), "drv_%s ", name);
+		p = strstr(rec, key);
+		if (p)
+			v = strtoll(p + strlen(key), NULL, 10);
+	}
+	free(text);
+	return v;
 }

@@ -6,6 +6,8 @@
 #ifndef RXE_ODP_COUNTERS_H
 #define RXE_ODP_COUNTERS_H
 
+#include <stdint.h>
+
 /* The number a sysfs/procfs file starts with (a counter, a module
  * parameter), or -1 if it cannot be read. */
 long long file_number(const char *path);
@@ -17,5 +19,11 @@ long long vmstat(const char *name);
  * (/sys/class/infiniband/DEV/ports/PORT/hw_counters/NAME), or -1 if it
  * cannot be read (another driver, an older rxe). */
 long long hw_counter_read(const char *dev, unsigned int port, const char *name);
+
+/* The driver attribute name ("rdma resource show mr -dd" prints it as
+ * drv_NAME) of the MR with lkey on RDMA device dev, e.g. rxe-odp's
+ * odp_mapped_pages or odp_pages_prefetched; -1 if there is no such MR or
+ * attribute.  Read fresh on each call (restrack is not cached). */
+long long mr_driver_attr(const char *dev, uint32_t lkey, const char *name);
 
 #endif

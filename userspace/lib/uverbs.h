@@ -3,7 +3,10 @@
  * write() ABI, where rdma-core 44 has no verb that reaches the kernel on
  * rxe: rereg of an MR (librxe has no rereg_mr), and a post_send without
  * work requests (the doorbell after WQEs were written into a send queue
- * ring directly).  Built into each tool that lists it in LIB.
+ * ring directly), and advise_mr (librxe 44 has no advise_mr, so
+ * ibv_advise_mr() answers EOPNOTSUPP without asking the kernel; this goes
+ * through the ioctl() ABI, RDMA_VERBS_IOCTL).  Built into each tool that
+ * lists it in LIB.
  */
 #ifndef RXE_ODP_UVERBS_H
 #define RXE_ODP_UVERBS_H
@@ -21,5 +24,11 @@ int uv_rereg_mr(struct ibv_mr *mr, uint32_t flags, uint64_t start, uint64_t leng
 /* IB_USER_VERBS_CMD_POST_SEND with no work request: rxe then runs qp's
  * send queue, as after librxe posts.  0 or an errno value. */
 int uv_post_send_doorbell(struct ibv_qp *qp);
+
+/* UVERBS_METHOD_ADVISE_MR on pd (of an rxe device): advice is an IBV_ADVISE_MR_ADVICE_* value,
+ * flags IBV_ADVISE_MR_FLAG_*, sg the num_sge ranges (addr, length, lkey) as
+ * for ibv_advise_mr().  0 or the errno of the ioctl(). */
+int uv_advise_mr(struct ibv_pd *pd, uint32_t advice, uint32_t flags, const struct ibv_sge *sg,
+		 uint32_t num_sge);
 
 #endif

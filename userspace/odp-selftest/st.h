@@ -44,6 +44,15 @@ int t_perm_punch_hole(struct env *e);
 int t_perm_race(struct env *e);
 int t_perm_transient(struct env *e);
 
+/* prefetch.c: advise_mr (prefetch) of ODP MRs */
+int t_prefetch_sync(struct env *e);
+int t_prefetch_sges(struct env *e);
+int t_prefetch_no_fault(struct env *e);
+int t_prefetch_write_cow(struct env *e);
+int t_prefetch_async(struct env *e);
+int t_prefetch_race(struct env *e);
+int t_prefetch_errors(struct env *e);
+
 /* Diagnostics go to stdout as "# ..." lines (TAP comments). */
 void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -116,6 +125,7 @@ long hw_counter(struct env *e, const char *name); /* -1 if absent */
 struct odpc {
 	long faults, pages_faulted, invalidations, pages_invalidated, errors;
 	long rnr_naks, retries;		/* odp_rnr_naks, odp_fault_retries */
+	long prefetched;		/* odp_pages_prefetched */
 };
 
 void odpc_read(struct env *e, struct odpc *c);	/* current values, not the core's cache */

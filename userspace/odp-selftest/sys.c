@@ -41,6 +41,7 @@ void odpc_read(struct env *e, struct odpc *c)
 	c->errors = hw_counter(e, "odp_fault_errors");
 	c->rnr_naks = hw_counter(e, "odp_rnr_naks");
 	c->retries = hw_counter(e, "odp_fault_retries");
+	c->prefetched = hw_counter(e, "odp_pages_prefetched");
 }
 
 int odpc_present(const struct odpc *c)

@@ -106,6 +106,9 @@ static int t_caps(struct env *e)
 	uint32_t rc = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV | IBV_ODP_SUPPORT_WRITE |
 		      IBV_ODP_SUPPORT_READ | IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV;
 	uint32_t ud = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV | IBV_ODP_SUPPORT_SRQ_RECV;
+	/* RDMA FLUSH and ATOMIC WRITE (IBV_ODP_SUPPORT_FLUSH/_ATOMIC_WRITE from
+	 * rdma-core 58 on; rdma-core 44's headers do not name them) */
+	uint32_t rc_new = 1u << 6 | 1u << 7;
 
 	if (!has_odp(e))
 		SKIP(e, "%s has no ODP caps (stock rxe); see reg_refused_no_caps", e->dev_name);
@@ -113,6 +116,7 @@ static int t_caps(struct env *e)
 	     c->per_transport_caps.rc_odp_caps, c->per_transport_caps.uc_odp_caps,
 	     c->per_transport_caps.ud_odp_caps);
 	CHECK((c->per_transport_caps.rc_odp_caps & rc) == rc, "rc caps incomplete");
+	CHECK((c->per_transport_caps.rc_odp_caps & rc_new) == rc_new, "rc caps lack FLUSH/ATOMIC_WRITE");
 	CHECK((c->per_transport_caps.ud_odp_caps & ud) == ud, "ud caps incomplete");
 	CHECK(!(c->general_caps & IBV_ODP_SUPPORT_IMPLICIT), "implicit ODP advertised");
 	return T_PASS;
@@ -1636,7 +1640,7 @@ static int t_compaction(struct env *e)
 /* ------------------------------------------------------------ registry */
 
 const struct test tests[] = {
-	{ "caps", t_caps, "device advertises general ODP, RC SEND/RECV/WRITE/READ/ATOMIC/SRQ, UD SEND/RECV/SRQ, no implicit" },
+	{ "caps", t_caps, "device advertises general ODP, RC SEND/RECV/WRITE/READ/ATOMIC/SRQ/FLUSH/ATOMIC_WRITE, UD SEND/RECV/SRQ, no implicit" },
 	{ "reg_refused_no_caps", t_reg_refused_no_caps, "without ODP caps, ODP registration fails with EOPNOTSUPP and leaks nothing" },
 	{ "reg_iova", t_reg_iova, "ODP MR via ibv_reg_mr_iova (iova != VA): remote and local addressing use the iova" },
 	{ "reg_implicit_refused", t_reg_implicit_refused, "implicit ODP (addr 0, SIZE_MAX) is refused with a clear errno" },
@@ -1685,6 +1689,13 @@ const struct test tests[] = {
 	{ "perm_prot", t_perm_prot, "PROT_NONE and write-only pages under an ODP MR: errors within seconds, counted as fault errors, no RNR NAK" },
 	{ "perm_punch_hole", t_perm_punch_hole, "fallocate(PUNCH_HOLE) under an ODP MR: the hole reads zeros, WRITE/atomic land in the file, no fault error" },
 	{ "perm_race", t_perm_race, "a truncated file's last page zapped in a loop under WRITE/READ: a failed fault-ahead never fails the access" },
+	{ "prefetch_sync", t_prefetch_sync, "sync PREFETCH/PREFETCH_WRITE map the whole range (per-MR and device counters); the next access faults nothing" },
+	{ "prefetch_sges", t_prefetch_sges, "several SGEs over several MRs in one call; a bad last SGE fails the call with nothing mapped" },
+	{ "prefetch_no_fault", t_prefetch_no_fault, "PREFETCH_NO_FAULT maps exactly the present pages and faults nothing in" },
+	{ "prefetch_write_cow", t_prefetch_write_cow, "PREFETCH_WRITE breaks COW (MAP_PRIVATE file, fork); a read PREFETCH does not" },
+	{ "prefetch_async", t_prefetch_async, "async PREFETCH_WRITE returns at once and maps the range soon after" },
+	{ "prefetch_race", t_prefetch_race, "prefetches racing munmap and dereg, and a process exiting with prefetches queued: safe, no leak" },
+	{ "prefetch_errors", t_prefetch_errors, "advise_mr errors: bad lkey, pinned MR, other PD, read-only MR, out of range, overflow, bad advice/flags" },
 	{ "perm_transient", t_perm_transient, "odp_fail_faults on a truncated file's MR: one RNR NAK / retry per failure, then the real outcome" },
 };
 const size_t n_tests = sizeof(tests) / sizeof(tests[0]);
