@@ -905,6 +905,10 @@ class Report:
         rows = [["kernel", m.get("kernel", m.get("pair_kernel", "?"))],
                 ["module", "%s (srcversion %s) %s" % (m.get("module_version", "?"), m.get("module_srcversion", "?"),
                                                      m.get("module_file", ""))],
+                ["two-host step (pair)", "guest a: %s, guest b: %s, %s MiB RAM and %s vCPU each" % (
+                    m.get("pair_a_module", "?"), m.get("pair_b_module", "?"),
+                    int(m.get("pair_guest_mem_kib", "0") or 0) // 1024, m.get("pair_guest_cpus", "?"))]
+                if "pair_a_module" in m else None,
                 ["module parameters", ", ".join("%s=%s" % (k[6:], v) for k, v in sorted(m.items())
                                                 if k.startswith("param_")) or "none"],
                 ["ODP", "%s — %s" % (m.get("odp", "?"), m.get("odp_caps", ""))],
@@ -918,7 +922,7 @@ class Report:
                 ["host load (1-min average, start / end of the run)", "%s / %s (2 host CPUs, shared with other "
                  "guests)" % (m.get("host_load_start", "?"), m.get("host_load_end", "?"))],
                 ["date", m.get("date", "?")]]
-        self.table(["", ""], rows)
+        self.table(["", ""], [r for r in rows if r])
 
     def build(self, title):
         body_start = len(self.md)
