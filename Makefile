@@ -4,6 +4,9 @@
 #   make deps    install everything (Debian packages only; needs root)
 #   make         build build/rxe/rdma_rxe.ko and the userspace tools
 #   make demo    the main job, in a QEMU guest running Debian's 6.12 kernel
+#   make demo2   the same across two guests on one link: our ODP server under
+#                memory pressure, its client on Debian's stock rdma_rxe
+#                (also: make demo HOSTS=2)
 #   make check   every test: host tests, then guest tests (also on the debug kernel)
 #   make debug-kernel  the debug kernel (KASAN, lockdep, ...; built once per
 #                machine, cached in /var/cache/rxe-odp) and our module for it
@@ -21,12 +24,12 @@ RXE_ODP_VERSION := rxe-odp-unknown
 endif
 export RXE_ODP_VERSION
 
-.PHONY: all deps module userspace debug-kernel check check-host check-guest demo bench fuzz dkms-src clean help
+.PHONY: all deps module userspace debug-kernel check check-host check-guest demo demo2 bench fuzz dkms-src clean help
 
 all: module userspace
 
 help:
-	@sed -n '1,13p' Makefile
+	@sed -n '1,16p' Makefile
 
 deps:
 	@bash $(TOP)/scripts/deps.sh
@@ -58,8 +61,14 @@ check-host: all
 check-guest: all
 	@bash $(TOP)/tests/check.sh --guest-only
 
+HOSTS ?= 1
 demo: deps all
-	@bash $(TOP)/tests/demo.sh
+	@if [ "$(HOSTS)" = 2 ]; then bash $(TOP)/tests/demo2.sh; \
+	elif [ "$(HOSTS)" = 1 ]; then bash $(TOP)/tests/demo.sh; \
+	else echo "make demo: HOSTS=1 or HOSTS=2" >&2; exit 2; fi
+
+demo2: deps all
+	@bash $(TOP)/tests/demo2.sh
 
 bench: deps all
 	@bash $(TOP)/bench/run.sh

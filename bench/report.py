@@ -39,7 +39,8 @@ AGING_LRUS = [("mglru", "MGLRU"), ("classic", "classic LRU")]
 # bench/guest.sh's steps, in order, and the report sections they fill
 STEPS = [("perftest", "perftest"), ("steady", "steady"), ("reg", "reg"), ("pass", "cold_warm"),
          ("batch", "batch"), ("inval", "inval"), ("pressure", "pressure"), ("aging", "aging"),
-         ("young", "young")]
+         ("young", "young"), ("pair", "pair")]
+PAIR_CONDS = [("nolimit", "no memory limit"), ("limit", "server under memory pressure")]
 YOUNG_LAYOUTS = [("outside", "outside the MRs"), ("outside+hot", "outside, 1 MR page RDMA-hot"),
                  ("inside", "inside the MRs"), ("inside+hot", "inside, 1 MR page RDMA-hot")]
 YOUNG_INVAL = [("inval-dontneed-outside", "MADV_DONTNEED outside"), ("inval-munmap-outside", "munmap outside"),
@@ -202,6 +203,7 @@ class Report:
         self.plot_reg = []  # (size, pinned, odp, pinned dereg, odp dereg)
         self.plot_aging = []  # (label, pages faulted aging off, aging on)
         self.plot_young = []  # (layout, N, best on/off reclaim time)
+        self.plot_pair = []  # (label, pinned median, odp median) across the link
 
     def out(self, s=""):
         self.md.append(s)
@@ -837,14 +839,76 @@ class Report:
         else:
             self.goals.append((goal_inv, "not measured", None))
 
+
+    # ------------------------------------------------------------ pair (two guests)
+    def pair(self):
+        raw, m = self.raw, self.meta
+        rows, crows = [], []
+        for cond, cname in PAIR_CONDS:
+            for prog in PT_BW:
+                for size in sorted({r["size"] for r in raw.get(sec="pair", case=prog, tag=cond)}):
+                    p = raw.by_run(sec="pair", case=prog, mode="pinned", size=size, tag=cond)
+                    o = raw.by_run(sec="pair", case=prog, mode="odp", size=size, tag=cond)
+                    rat = paired_ratios(p, o)
+                    bad = [r["unit"] for r in raw.get(sec="pair", case=prog, size=size, tag=cond)
+                           if not ok(r["value"])]
+                    rows.append([cname, prog, fmt_size(size), med_spread(list(p.values())) + " Gb/s",
+                                 med_spread(list(o.values())) + " Gb/s", "%d" % len(rat), med_spread(rat),
+                                 ", ".join("%d %s" % (bad.count(u), u) for u in sorted(set(bad))) or "none"])
+                    self.plot_pair.append(("%s %s" % (prog.replace("ib_", "").replace("_bw", ""), cond),
+                                           median(p.values()), median(o.values())))
+                    self.add("pair-" + cond, prog, size, median(p.values()), median(o.values()), median(rat),
+                             "Gb/s", "ratio=median per-pair odp/pinned bandwidth over %d pairs, spread %s"
+                             % (len(rat), med_spread(rat)))
+            for mode in ("pinned", "odp"):
+                def tot(ctr):
+                    v = [r["value"] for r in raw.get(sec="pair", case=ctr, mode=mode, tag=cond) if ok(r["value"])]
+                    return fmt_n(sum(v)) if v else "0"
+                if not raw.get(sec="pair", mode=mode, tag=cond):
+                    continue
+                crows.append([cname, mode, tot("ctr:hw:odp_faults"), tot("ctr:hw:odp_invalidations"),
+                              tot("ctr:hw:rcvd_rnr_err") + " / " + tot("ctr:hw:send_rnr_err"),
+                              tot("ctr:vm:pswpout") + " / " + tot("ctr:vm:pswpin"),
+                              tot("ctr:vm:nr_foll_pin_acquired"), tot("ctr:memcg:max"), tot("ctr:memcg:oom_kill")])
+        if not rows:
+            return
+        self.out("## 8. Two hosts: perftest across a virtual link, pinned vs `--odp` server")
+        self.out()
+        self.out("Two guests (`tests/vm/pair`, one vCPU each, MTU %s, netem %s): guest a runs our rdma_rxe and the "
+                 "perftest server, with pinned memory or `--odp`; guest b (rdma_rxe: %s) runs the client, pinned, and "
+                 "measures. %s pairs per case of %s s runs at %s, pinned and ODP back to back, which goes first "
+                 "alternating. Ratio = ODP/pinned bandwidth per pair, its median [min–max] (> 1: ODP faster). "
+                 "*Server under memory pressure*: the server runs in a cgroup with memory.max %s MiB, in which a "
+                 "memory user touches %s MiB page by page in rounds (so the cgroup's working set is above its "
+                 "limit and reclaim, zram swap, runs throughout; its CPU use slows both modes alike)."
+                 % (m.get("pair_mtu", "?"), m.get("pair_netem", "?"), m.get("pair_b_module", "?"),
+                    m.get("pair_runs", "?"), m.get("pair_dur", "?"), fmt_size(int(m.get("pair_size", "0") or 0)),
+                    m.get("pair_max_mib", "?"), m.get("pair_hog_mib", "?")))
+        self.out()
+        self.table(["condition", "test", "size", "pinned", "ODP", "pairs", "ratio per pair", "runs without figure"],
+                   rows)
+        self.out("What the server's guest (a) counted over all runs of a mode: driver ODP faults and invalidations, "
+                 "RNR NAKs received / sent, pages swapped out / in, pages pinned, times the cgroup hit memory.max, "
+                 "OOM kills.")
+        self.out()
+        self.table(["condition", "server MRs", "odp_faults", "odp_invalidations", "RNR rcvd / sent",
+                    "pswpout / pswpin", "pinned pages", "memory.max hit", "OOM kills"], crows)
+        if m.get("pair_rc", "0") != "0":
+            self.out("tests/vm/pair ended with status %s (see its consoles)." % m.get("pair_rc"))
+            self.out()
+
     # ------------------------------------------------------------ environment
     def environment(self):
         m = self.meta
         self.out("## Environment")
         self.out()
-        rows = [["kernel", m.get("kernel", "?")],
+        rows = [["kernel", m.get("kernel", m.get("pair_kernel", "?"))],
                 ["module", "%s (srcversion %s) %s" % (m.get("module_version", "?"), m.get("module_srcversion", "?"),
                                                      m.get("module_file", ""))],
+                ["two-host step (pair)", "guest a: %s, guest b: %s, %s MiB RAM and %s vCPU each" % (
+                    m.get("pair_a_module", "?"), m.get("pair_b_module", "?"),
+                    int(m.get("pair_guest_mem_kib", "0") or 0) // 1024, m.get("pair_guest_cpus", "?"))]
+                if "pair_a_module" in m else None,
                 ["module parameters", ", ".join("%s=%s" % (k[6:], v) for k, v in sorted(m.items())
                                                 if k.startswith("param_")) or "none"],
                 ["ODP", "%s — %s" % (m.get("odp", "?"), m.get("odp_caps", ""))],
@@ -858,7 +922,7 @@ class Report:
                 ["host load (1-min average, start / end of the run)", "%s / %s (2 host CPUs, shared with other "
                  "guests)" % (m.get("host_load_start", "?"), m.get("host_load_end", "?"))],
                 ["date", m.get("date", "?")]]
-        self.table(["", ""], rows)
+        self.table(["", ""], [r for r in rows if r])
 
     def build(self, title):
         body_start = len(self.md)
@@ -874,8 +938,9 @@ class Report:
         self.out("Pinned vs ODP memory regions on Soft-RoCE (rxe0 on lo), and ODP page aging on vs off, "
                  "measured side by side in one boot "
                  "of a QEMU/TCG guest: only ratios within this run mean anything, absolute figures do not "
-                 "carry over to hardware. Plot: `%s`; every measurement: `%s`." %
-                 (self.png_name, self.raw_name))
+                 "carry over to hardware%s. Plot: `%s`; every measurement: `%s`." %
+                 (" (section 8, `pair`: two guests on a virtual link)" if "pair" in ran else "",
+                  self.png_name, self.raw_name))
         skipped = [s for s, _ in STEPS if s not in ran]
         if skipped:
             self.out()
@@ -889,6 +954,18 @@ class Report:
         self.out()
         self.table(["goal", "figure", "verdict"], [[g, f, verdict(m)] for g, f, m in self.goals])
         self.md += body
+
+
+def bar_data(path, rows):
+    """A gnuplot histogram data file: "label" a b per row (NaN for no figure)."""
+    with open(path, "w") as f:
+        for label, a, b in rows:
+            f.write('"%s" %s %s\n' % (label, a if ok(a) else "NaN", b if ok(b) else "NaN"))
+
+
+BAR_STYLE = ["set style data histograms", "set style histogram clustered gap 1",
+             "set style fill solid 0.8 border -1", "set boxwidth 0.9", "set yrange [0:*]",
+             "set xrange [*:*]", "set xtics rotate by -30", "set format y '%g'"]
 
 
 def plot(rep, png):
@@ -941,13 +1018,8 @@ def plot(rep, png):
                            % (regf, regf, regf, regf)])
         if rep.plot_aging:
             agef = os.path.join(tmp, "aging.dat")
-            with open(agef, "w") as f:
-                for label, off, on in rep.plot_aging:
-                    f.write('"%s" %s %s\n' % (label, off if ok(off) else "NaN", on if ok(on) else "NaN"))
-            panels.append(["set style data histograms", "set style histogram clustered gap 1",
-                           "set style fill solid 0.8 border -1", "set boxwidth 0.9", "set yrange [0:*]",
-                           "set xrange [*:*]", "set xtics rotate by -30", "set format y '%g'",
-                           "set xlabel 'LRU and run'", "set ylabel 'pages of A faulted back'",
+            bar_data(agef, rep.plot_aging)
+            panels.append(BAR_STYLE + ["set xlabel 'LRU and run'", "set ylabel 'pages of A faulted back'",
                            "set title 'page aging: RDMA-only buffer A under memory.reclaim'",
                            "set offsets 0, 0, graph 0.08, 0",
                            "plot '%s' using 2:xtic(1) lc rgb '#1f77b4' title 'odp_aging off', "
@@ -979,6 +1051,13 @@ def plot(rep, png):
                                "set arrow from 0.5,%g to 20000,%g nohead dt 2 lc rgb '#d62728'"
                                % (GOAL_YOUNG_INSIDE, GOAL_YOUNG_INSIDE),
                                "plot " + ", ".join(plots)])
+        if rep.plot_pair:
+            pairf = os.path.join(tmp, "pair.dat")
+            bar_data(pairf, rep.plot_pair)
+            panels.append(BAR_STYLE + ["set xlabel 'test and condition of the server'", "set ylabel 'bandwidth [Gb/s] (median)'",
+                           "set title 'two guests across a link: pinned vs ODP server'",
+                           "plot '%s' using 2:xtic(1) lc rgb '#1f77b4' title 'pinned', "
+                           "'' using 3 lc rgb '#d62728' title 'ODP'" % pairf])
         if not panels:
             panels.append(["set title 'no data to plot'", "plot NaN notitle"])
         cmds = ["set terminal pngcairo noenhanced size %d,600 font 'sans,10'" % (700 * len(panels)),

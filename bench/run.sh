@@ -12,8 +12,13 @@
 # about as long).
 # --smoke: tiny sizes, one run each (what tests/guest/90-bench-smoke.sh does).
 # --steps: only these steps, in this order (default all: perftest steady reg
-#          pass batch inval pressure aging young); the name gets "-<steps>" appended
+#          pass batch inval pressure aging young pair); the name gets "-<steps>" appended
 #          (e.g. --steps aging -> <name>-aging) and the report says it is partial.
+# The step 'pair' needs two guests: it runs after the one-guest steps, through
+# tests/vm/pair (guest a: our rdma_rxe, the perftest server, pinned vs --odp,
+# without and with a memory limit; guest b: the client, BENCH_PAIR_B = ours
+# (default) or stock), bench/pair-guest.sh in both; its rows join the same
+# raw.csv and report (about 10 minutes; BENCH_PAIR_RUNS=N pairs per case, default 5).
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 MEM=6G SMOKE= STEPS=
@@ -37,10 +42,41 @@ mkdir -p "$raw" "$TOP/bench/results"
 echo "bench: raw data in $raw" >&2
 t0=$(date +%s)
 load0=$(cut -d' ' -f1 /proc/loadavg)
-BENCH_STEPS=$STEPS "$TOP/tests/vm/run" -q -m "$MEM" --timeout 3300 --out "$raw" \
-	--log "$raw/console.log" -- env BENCH_STEPS="$STEPS" bash "$TOP/bench/guest.sh" $SMOKE /vmout
-rc=$?
-echo "bench: guest finished rc=$rc after $(($(date +%s) - t0))s (console: $raw/console.log)" >&2
+# the one-guest steps in one boot, then the two-guest step
+all="perftest steady reg pass batch inval pressure aging young pair"
+gsteps=$(echo " ${STEPS:-$all} " | sed 's/ pair / /g' | xargs)
+rc=0
+if [ -n "$gsteps" ]; then
+	BENCH_STEPS=$gsteps "$TOP/tests/vm/run" -q -m "$MEM" --timeout 3300 --out "$raw" \
+		--log "$raw/console.log" -- env BENCH_STEPS="$gsteps" bash "$TOP/bench/guest.sh" $SMOKE /vmout
+	rc=$?
+	echo "bench: guest finished rc=$rc after $(($(date +%s) - t0))s (console: $raw/console.log)" >&2
+fi
+: >>"$raw/raw.csv"
+if [[ " ${STEPS:-$all} " = *" pair "* ]]; then
+	t1=$(date +%s)
+	penv="BENCH_PAIR_RUNS=${BENCH_PAIR_RUNS:-5}"
+	[ -n "$SMOKE" ] && penv="BENCH_PAIR_RUNS=1 BENCH_PAIR_DUR=1 BENCH_PAIR_PROGS=ib_write_bw"
+	for v in BENCH_PAIR_DUR BENCH_PAIR_SIZE BENCH_PAIR_PROGS BENCH_PAIR_MAX BENCH_PAIR_HOG BENCH_PAIR_CONDS; do
+		[ -n "${!v:-}" ] && penv="$penv $v=$(printf %q "${!v}")"
+	done
+	"$TOP/tests/vm/pair" -q --a ours --b "${BENCH_PAIR_B:-ours}" --timeout 2400 --logdir "$raw/pair" \
+		--cmd-a "env $penv bash bench/pair-guest.sh" --cmd-b "env $penv bash bench/pair-guest.sh" \
+		>"$raw/pair.log" 2>&1
+	prc=$?
+	echo "bench: pair finished rc=$prc after $(($(date +%s) - t1))s (consoles: $raw/pair/a.console b.console)" >&2
+	[ "$prc" = 0 ] || rc=$prc
+	cat "$raw/pair/a.console" "$raw/pair/b.console" 2>/dev/null | tr -d '\r' |
+		sed -n 's/^BENCHROW \(pair,[^ ]*\)$/\1/p' >>"$raw/raw.csv"
+	{
+		tr -d '\r' <"$raw/pair/a.console" | sed -n 's/^BENCHMETA //p'
+		echo "secs_pair=$(($(date +%s) - t1))"
+		echo "pair_rc=$prc"
+		# the steps run, as the report knows them (the guest's line, if any, says fewer)
+		echo "steps=${STEPS:-$all}"
+		[ -n "$gsteps" ] || echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	} >>"$raw/meta.txt"
+fi
 [ -s "$raw/raw.csv" ] || { echo "bench: no results came back" >&2; exit 1; }
 {
 	echo "host_load_start=$load0"
