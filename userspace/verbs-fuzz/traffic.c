@@ -1678,8 +1678,16 @@ static void cons_drop(struct vq *b, int k)
 
 	memmove(b->cons + k, b->cons + k + 1, (b->consn - k - 1) * sizeof(b->cons[0]));
 	b->consn--;
-	if (c->recv && c->recv->cons == c)
-		c->recv->cons = NULL;
+	/* the message is done with its receive WQE, whose record is freed
+	 * right after (poll_vq(), vq_forget()); the send WR itself may wait
+	 * for its ACK longer, and a re-evaluation (wr_touches(), wr_eval())
+	 * must not follow the pointer then.  Only the link from the record
+	 * back to the WR was cut here before: the WR kept a dangling one. */
+	if (c->recv) {
+		if (c->recv->cons == c)
+			c->recv->cons = NULL;
+		c->recv = NULL;
+	}
 	wr_put(c);
 }
 
