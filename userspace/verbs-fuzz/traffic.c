@@ -438,6 +438,9 @@ static void wr_eval(struct wrrec *w, int first)
 			w->resp_may_err |= o.resp_err;
 			if (o.recv_untouched || o.recv_stuck)
 				w->out.recv_untouched |= o.recv_untouched;
+			if (!i)
+				w->split_now = 0;
+			w->split_now |= o.req_split;
 		}
 		if (any)
 			return;
@@ -445,6 +448,7 @@ static void wr_eval(struct wrrec *w, int first)
 	m_eval(&v, &rq->m, &rs->m, &w->req, rv, &o);
 	if (first)
 		w->out = o;
+	w->split_now = o.req_split;
 	w->allowed |= o.req;
 	w->recv_allowed |= o.recv;
 	w->resp_may_err |= o.resp_err;
@@ -506,12 +510,16 @@ void traffic_reevaluate(int region, int all)
 			/* an MR change may move any key: evaluate all, and call
 			 * raced those it touches or whose outcome moved */
 			wr_eval(w, 0);
-			note_may_err(w);
 			if (touch || w->allowed != before || w->recv_allowed != rbefore) {
+				/* the change may fall between its two sides'
+				 * accesses: each side's failure alone too
+				 * (m_out.req_split) */
+				w->allowed |= w->split_now;
 				if (!w->raced)
 					W.st.raced++;
 				w->raced = 1;
 			}
+			note_may_err(w);
 		}
 	}
 }

@@ -131,6 +131,7 @@ struct wrrec {
 	uint32_t recv_allowed;		/* receive WQE statuses allowed */
 	int resp_may_err;		/* the responder may go to ERR (m_out.resp_err) */
 	int raced;			/* a chaos event touched it: data not checked */
+	uint32_t split_now;		/* m_out.req_split of its latest evaluation */
 	int conflict;			/* overlapping in-flight access: data not checked */
 	int rnr_possible;		/* no receive WQE may be there when it arrives */
 	int transient;			/* injected transient fault failures may hit it */
