@@ -2062,7 +2062,16 @@ void traffic_forget_pair(int p)
 
 void traffic_forget_ud(int u)
 {
-	vq_forget(&W.ud[u], -2);
+	struct vq *q = &W.ud[u];
+	int i;
+
+	/* a message rxe sent before the QP was destroyed still reaches its
+	 * receiver, after: keep such sends where complete_recv_ud() looks
+	 * (the source QP is not checked once the QP is gone) */
+	for (i = 0; i < q->sqn; i++)
+		if (q->sq[i]->tag)
+			ud_remember(q->sq[i]);
+	vq_forget(q, -2);
 }
 
 void traffic_hang_check(void)
