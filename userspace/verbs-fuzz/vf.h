@@ -163,6 +163,9 @@ struct vq {
 	unsigned int max_recv_sge;	/* as the QP reports it, at most M_MAX_SGE */
 	int err_seen;			/* an error completion was polled on its SQ */
 	int may_err;			/* may be in ERR (a responder error, chaos) */
+	int read_may_fail;		/* a READ it answered may fail when resent: rxe's
+					 * replay completes the receive WQE then in
+					 * progress with REM_ACCESS_ERR */
 	int chaos_err;			/* chaos moved it to ERR */
 	int dead;			/* destroyed by chaos */
 	struct wrrec *sq[VF_SQ];	/* outstanding send WRs, in post order */
