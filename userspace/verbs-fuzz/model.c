@@ -178,6 +178,26 @@ static uint32_t combine_scatter(uint64_t kL, uint64_t kR, uint32_t sR)
 	return M_ST(MS_SUCCESS);
 }
 
+/*
+ * Each side's failure on its own, whichever packet it is at.  A message's
+ * two sides do not meet the memory at the same moment: the requester
+ * gathers a packet's payload when it builds the packet (and scatters a
+ * READ's response when it arrives), the responder checks the R_Key and
+ * the range when the packet gets there.  A WR in flight while an MR is
+ * deregistered or a page unmapped or protected may so meet the old state
+ * on one side and the new one on the other: e.g. a WRITE whose source and
+ * target MR is deregistered after its payload was gathered is NAKed by
+ * the responder (IBV_WC_REM_ACCESS_ERR), which no single state gives
+ * (the local failure, at packet 0, comes first in every state that has
+ * the MR gone).  Nothing orders a deregistration or an munmap against
+ * the WRs in flight that use the memory: rxe holds the MR only while one
+ * side copies (rxe_mr_copy() / copy_data()), not across both.
+ */
+static uint32_t split(uint64_t kL, uint32_t sL, uint64_t kR, uint32_t sR)
+{
+	return (kL != M_INF ? sL : 0) | (kR != M_INF ? sR : 0);
+}
+
 static void eval_ud(const struct m_view *v, const struct m_qp *rq, const struct m_req *r,
 		    uint64_t L, struct m_out *o)
 {
@@ -333,6 +353,7 @@ void m_eval(const struct m_view *v, const struct m_qp *rq, const struct m_qp *rs
 						&sR);
 			}
 			o->req = combine_gather(kL, sL, kR, sR);
+			o->req_split = split(kL, sL, kR, sR);
 			if (o->consumes)
 				write_imm_recv(L, mtu, kL, kR, sR, o);
 			return;
@@ -341,6 +362,7 @@ void m_eval(const struct m_view *v, const struct m_qp *rq, const struct m_qp *rs
 		if (rv)
 			kR = recv_reach(v, rs, rv, L, mtu, &sR, &sRecv);
 		o->req = combine_gather(kL, sL, kR, sR);
+		o->req_split = split(kL, sL, kR, sR);
 		/* the receive WQE is taken by the first packet and completes
 		 * at the last one or at the responder's error */
 		if (kL == 0)
@@ -373,6 +395,7 @@ void m_eval(const struct m_view *v, const struct m_qp *rq, const struct m_qp *rs
 		kL = pkt(m_sg_reach(v, rq->pd, r->sge, r->nsge, L, MA_LOCAL_WRITE, 1, &enospc),
 			 mtu);
 		o->req = combine_scatter(kL, kR, sR);
+		o->req_split = split(kL, M_ST(MS_LOC_PROT_ERR), kR, sR);
 		/* The responder sends every response packet of the READ
 		 * without waiting for the requester (rxe_receiver() loops
 		 * in RESPST_READ_REPLY until the last one), so it reaches

@@ -122,6 +122,11 @@ struct m_recv {
 struct m_out {
 	int post_err;		/* librxe refuses the post with this errno (0: accepted) */
 	uint32_t req;		/* the requester's completion */
+	uint32_t req_split;	/* each side's own failure status alone (0: none):
+				 * what a WR raced by a change of an MR or page
+				 * may also complete with, when its two sides
+				 * met the memory in different states (see
+				 * traffic_reevaluate()) */
 	int consumes;		/* needs a receive WQE at the responder */
 	uint32_t recv;		/* statuses its receive WQE may complete with */
 	int recv_stuck;		/* ...or it may stay half-filled, without completion */

@@ -394,6 +394,254 @@ static int t_mr_iova_wrap(struct lb_dev *d, char *why, size_t len)
 	return ret;
 }
 
+/* The WQE k slots after the next free one (zeroed); NULL without room */
+static struct rxe_send_wqe *ring_slot(struct vf_ring *r, unsigned int k)
+{
+	uint32_t prod = __atomic_load_n(&r->q->producer_index, __ATOMIC_ACQUIRE);
+	struct rxe_send_wqe *e;
+
+	if (ring_space(r) <= k)
+		return NULL;
+	prod = (prod + k) & r->q->index_mask;
+	e = (struct rxe_send_wqe *)(r->q->data + ((size_t)prod << r->q->log2_elem_size));
+	memset(e, 0, r->elem);
+	return e;
+}
+
+/* Publish n WQEs written with ring_slot() and ring the doorbell once */
+static int ring_publish(struct vf_ring *r, unsigned int n)
+{
+	uint32_t prod = __atomic_load_n(&r->q->producer_index, __ATOMIC_ACQUIRE);
+
+	__atomic_store_n(&r->q->producer_index, (prod + n) & r->q->index_mask,
+			 __ATOMIC_RELEASE);
+	return ring_doorbell(r);
+}
+
+static void wqe_atomic_write(struct rxe_send_wqe *e, uint64_t id, uint64_t addr, uint32_t rkey,
+			     uint64_t value)
+{
+	e->wr.wr_id = id;
+	e->wr.opcode = VF_WR_ATOMIC_WRITE;
+	e->wr.send_flags = IBV_SEND_SIGNALED;
+	e->wr.wr.rdma.remote_addr = e->iova = addr;
+	e->wr.wr.rdma.rkey = rkey;
+	memcpy(e->dma.inline_data, &value, 8);
+	e->dma.length = e->dma.resid = 8;
+}
+
+/* Wait for n completions with wr_ids 1..n, their statuses into st[], and
+ * for a receive's (wr_id 99) too when rst is not NULL */
+static int wait_statuses(struct ibv_cq *cq, int n, enum ibv_wc_status *st,
+			 enum ibv_wc_status *rst, char *why, size_t len)
+{
+	int i, want = n + (rst ? 1 : 0);
+	struct ibv_wc wc;
+
+	for (i = 0; i < want; i++) {
+		if (wait_wc(cq, &wc) != 1) {
+			snprintf(why, len, "%d of %d completions in 10 s", i, want);
+			return -1;
+		}
+		if (rst && wc.wr_id == 99) {
+			*rst = wc.status;
+		} else if (wc.wr_id < 1 || wc.wr_id > (uint64_t)n) {
+			snprintf(why, len, "completion of an unknown wr_id %llu",
+				 (unsigned long long)wc.wr_id);
+			return -1;
+		} else {
+			st[wc.wr_id - 1] = wc.status;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Found by verbs-fuzz (classes rc,ring,inject): an ATOMIC WRITE into an
+ * ODP MR completed with IBV_WC_REM_ACCESS_ERR when an injected transient
+ * fault failure made the responder answer RNR NAK.  The requester's
+ * req_retry() set a resent WQE's iova from the WR for READ, WRITE and
+ * the atomics only, and to 0 for ATOMIC WRITE and FLUSH, which carry a
+ * RETH too: the resent request named address 0, outside the MR.  Stock
+ * rxe has the bug as well: any resend does it, here an RNR NAK for a SEND
+ * that finds no receive WQE, ahead of an ATOMIC WRITE and a FLUSH of a
+ * range already sent (both must succeed, the 8 bytes written).  On our
+ * rxe also the ODP case itself: one injected fault failure
+ * (odp_fail_faults), RNR NAK, the resent ATOMIC WRITE must succeed.
+ */
+static int t_atomic_write_resent(struct lb_dev *d, char *why, size_t len)
+{
+	static const char *const name[3] = { "SEND", "ATOMIC WRITE", "FLUSH" };
+	struct lb_qp_tune t = { .retry_cnt = 7, .rnr_retry = 7, .min_rnr_timer = 1,
+				.max_dest_rd_atomic = 4 };
+	struct lb_pair_attr at = base_attr;
+	const uint64_t v1 = 0x1122334455667788ull, v2 = 0x8877665544332211ull;
+	struct ibv_mr *odp = NULL;
+	char *obuf = MAP_FAILED;
+	struct rbuf src, dst;
+	struct lb_pair p;
+	struct vf_ring r;
+	char err[256];
+	int ret = -1, i;
+
+	if (rbuf_make(d, &src, IBV_ACCESS_LOCAL_WRITE, why, len))
+		return -1;
+	if (rbuf_make(d, &dst, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			  VF_ACCESS_FLUSH_GLOBAL, why, len)) {
+		rbuf_free(&src);
+		return -1;
+	}
+	memset(&p, 0, sizeof(p));
+	p.a.cq = ibv_create_cq(d->ctx, 64, NULL, NULL, 0);
+	p.b.cq = p.a.cq;
+	if (p.a.cq) {
+		struct ibv_qp_init_attr ia = { .send_cq = p.a.cq, .recv_cq = p.a.cq,
+					       .cap = at.cap, .qp_type = IBV_QPT_RC };
+
+		p.a.qp = ibv_create_qp(d->pd, &ia);
+		p.b.qp = ibv_create_qp(d->pd, &ia);
+	}
+	if (!p.a.qp || !p.b.qp ||
+	    lb_qp_connect(d, p.a.qp, p.b.qp->qp_num, &at, &t) ||
+	    lb_qp_connect(d, p.b.qp, p.a.qp->qp_num, &at, &t)) {
+		snprintf(why, len, "cannot make a QP pair: %s", d->err);
+		goto out;
+	}
+	if (ring_find_sq(p.a.qp, 2, &r, err, sizeof(err))) {
+		snprintf(why, len, "send ring: %s", err);
+		goto out;
+	}
+
+	/* 1. SEND without a receive WQE, then ATOMIC WRITE and FLUSH */
+	{
+		struct rxe_send_wqe *e[3];
+		struct vf_flush_wr *f;
+		enum ibv_wc_status st[3], rst;
+		struct ibv_sge rs = { .addr = (uintptr_t)dst.buf + 2048, .length = 64,
+				      .lkey = dst.mr->lkey };
+		struct ibv_recv_wr rw = { .wr_id = 99, .sg_list = &rs, .num_sge = 1 }, *bad;
+
+		for (i = 0; i < 3; i++)
+			e[i] = ring_slot(&r, (unsigned int)i);
+		if (!e[2]) {
+			snprintf(why, len, "send ring full");
+			goto out;
+		}
+		e[0]->wr.wr_id = 1;
+		e[0]->wr.opcode = IBV_WR_SEND;
+		e[0]->wr.send_flags = IBV_SEND_SIGNALED;
+		e[0]->dma.num_sge = 1;
+		e[0]->dma.sge[0].addr = (uintptr_t)src.buf;
+		e[0]->dma.sge[0].length = 16;
+		e[0]->dma.sge[0].lkey = src.mr->lkey;
+		e[0]->dma.length = e[0]->dma.resid = 16;
+		wqe_atomic_write(e[1], 2, (uintptr_t)dst.buf + 64, dst.mr->rkey, v1);
+		f = (struct vf_flush_wr *)&e[2]->wr.wr;
+		e[2]->wr.wr_id = 3;
+		e[2]->wr.opcode = VF_WR_FLUSH;
+		e[2]->wr.send_flags = IBV_SEND_SIGNALED;
+		f->remote_addr = e[2]->iova = (uintptr_t)dst.buf + 128;
+		f->length = 64;
+		f->rkey = dst.mr->rkey;
+		f->type = VF_FLUSH_GLOBAL;
+		f->level = VF_FLUSH_RANGE;
+		e[2]->dma.length = e[2]->dma.resid = 64;
+		if (ring_publish(&r, 3)) {
+			snprintf(why, len, "doorbell failed");
+			goto out;
+		}
+		/* a few RNR NAKs (one per 4 ms tick at least) go by meanwhile */
+		usleep(50 * 1000);
+		if (ibv_post_recv(p.b.qp, &rw, &bad)) {
+			snprintf(why, len, "ibv_post_recv failed");
+			goto out;
+		}
+		if (wait_statuses(p.a.cq, 3, st, &rst, why, len))
+			goto out;
+		if (rst != IBV_WC_SUCCESS) {
+			snprintf(why, len, "the SEND's receive: %s, expected success",
+				 ibv_wc_status_str(rst));
+			goto out;
+		}
+		for (i = 0; i < 3; i++)
+			if (st[i] != IBV_WC_SUCCESS) {
+				snprintf(why, len, "%s resent after an RNR NAK for the SEND ahead of "
+					 "it: %s, expected success", name[i],
+					 ibv_wc_status_str(st[i]));
+				goto out;
+			}
+		if (memcmp(dst.buf + 64, &v1, 8)) {
+			snprintf(why, len, "ATOMIC WRITE resent: success, but the 8 bytes were "
+				 "not written");
+			goto out;
+		}
+	}
+
+	/* 2. ODP: the ATOMIC WRITE itself meets a transient fault failure */
+	{
+		FILE *fi = fopen("/sys/module/rdma_rxe/parameters/odp_fail_faults", "w");
+		struct rxe_send_wqe *e;
+		enum ibv_wc_status st;
+
+		if (!fi) {
+			ret = 0;	/* no fault injection (stock rxe): part 1 only */
+			goto out;
+		}
+		obuf = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			    -1, 0);
+		if (obuf == MAP_FAILED) {
+			fclose(fi);
+			snprintf(why, len, "mmap: %s", strerror(errno));
+			goto out;
+		}
+		memset(obuf, 0, 4096);
+		odp = ibv_reg_mr(d->pd, obuf, 4096, IBV_ACCESS_LOCAL_WRITE |
+				 IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_ON_DEMAND);
+		if (!odp) {
+			fclose(fi);
+			snprintf(why, len, "ODP MR: %s", strerror(errno));
+			goto out;
+		}
+		/* the MR's page is not mapped yet: the access faults, and fails */
+		if (fprintf(fi, "1\n") < 0 || fclose(fi)) {
+			snprintf(why, len, "cannot write odp_fail_faults");
+			goto out;
+		}
+		e = ring_slot(&r, 0);
+		if (!e) {
+			snprintf(why, len, "send ring full");
+			goto out;
+		}
+		wqe_atomic_write(e, 1, (uintptr_t)obuf + 256, odp->rkey, v2);
+		if (ring_publish(&r, 1) || wait_statuses(p.a.cq, 1, &st, NULL, why, len)) {
+			if (!why[0])
+				snprintf(why, len, "doorbell failed");
+			goto out;
+		}
+		if (st != IBV_WC_SUCCESS) {
+			snprintf(why, len, "ATOMIC WRITE into an ODP MR resent after an RNR NAK for "
+				 "an injected fault failure: %s, expected success",
+				 ibv_wc_status_str(st));
+			goto out;
+		}
+		if (memcmp(obuf + 256, &v2, 8)) {
+			snprintf(why, len, "ATOMIC WRITE into an ODP MR: success, but the 8 bytes "
+				 "were not written");
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	lb_pair_destroy(&p);
+	if (odp)
+		ibv_dereg_mr(odp);
+	if (obuf != MAP_FAILED)
+		munmap(obuf, 4096);
+	rbuf_free(&dst);
+	rbuf_free(&src);
+	return ret;
+}
+
 static const struct rcase cases[] = {
 	{ "user-kernel-opcodes", t_user_kernel_opcodes,
 	  "kernel-only and unknown opcodes from a user QP fail with LOC_QP_OP_ERR" },
@@ -405,6 +653,8 @@ static const struct rcase cases[] = {
 	  "ODP + HUGETLB MR on 4 KiB pages: accesses fail (REM_ACCESS_ERR), no RNR loop" },
 	{ "mr-iova-wrap", t_mr_iova_wrap,
 	  "a pinned MR whose iova range wraps 2^64 is refused (EOVERFLOW)" },
+	{ "atomic-write-resent", t_atomic_write_resent,
+	  "ATOMIC WRITE and FLUSH resent (RNR NAK) go to their own address: success" },
 };
 
 void regress_list(void)

@@ -140,6 +140,20 @@ static void test_rdma(void)
 	pages[10] = MP_NONE;				/* remote fails at byte 8192: packet 8 */
 	CHECK(req_st(&rc, &r, NULL) == M_ST(MS_LOC_PROT_ERR));
 	reset();
+	/* source and target in one MR that is gone: the local failure comes
+	 * first; each side alone (a change between the two sides) also
+	 * gives the remote one */
+	r = rq1(M_WRITE, 0x10100, 8, 0x999, 0x10100, 0x999);
+	m_eval(&view, &rc, &rc, &r, NULL, &o);
+	CHECK(o.req == M_ST(MS_LOC_PROT_ERR));
+	CHECK(o.req_split == both);
+	r = rq1(M_WRITE, 0x10100, 8, 0x100, 0x10100, 0x100);
+	m_eval(&view, &rc, &rc, &r, NULL, &o);
+	CHECK(o.req == M_ST(MS_SUCCESS) && o.req_split == 0);
+	/* a READ whose target page is gone: local alone is LOC_PROT_ERR */
+	r = rq1(M_READ, 0x10100, 8, 0x999, BASE + 8 * M_PAGE, 0x202);
+	m_eval(&view, &rc, &rc, &r, NULL, &o);
+	CHECK(o.req == M_ST(MS_REM_ACCESS_ERR) && o.req_split == both);
 	/* no REMOTE_WRITE on the responder QP: invalid request */
 	{
 		struct m_qp q = rc;

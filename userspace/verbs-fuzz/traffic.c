@@ -438,6 +438,9 @@ static void wr_eval(struct wrrec *w, int first)
 			w->resp_may_err |= o.resp_err;
 			if (o.recv_untouched || o.recv_stuck)
 				w->out.recv_untouched |= o.recv_untouched;
+			if (!i)
+				w->split_now = 0;
+			w->split_now |= o.req_split;
 		}
 		if (any)
 			return;
@@ -445,6 +448,7 @@ static void wr_eval(struct wrrec *w, int first)
 	m_eval(&v, &rq->m, &rs->m, &w->req, rv, &o);
 	if (first)
 		w->out = o;
+	w->split_now = o.req_split;
 	w->allowed |= o.req;
 	w->recv_allowed |= o.recv;
 	w->resp_may_err |= o.resp_err;
@@ -467,6 +471,14 @@ static void note_may_err(const struct wrrec *w)
 	 * the responder cannot read (m_out.resp_err) */
 	if (P && w->resp_may_err)
 		P->b.may_err = 1;
+	/* a resent READ is replayed by the responder between the packets of
+	 * a later multi-packet SEND (duplicate_request() -> read_reply()); if
+	 * the READ's MR is gone or its page unreadable by then, the error
+	 * (RESPST_ERR_RKEY_VIOLATION) completes the receive WQE the SEND is
+	 * filling, with qp->resp.status IBV_WC_REM_ACCESS_ERR (do_complete()) */
+	if (P && w->req.op == M_READ &&
+	    ((w->allowed & M_ST(MS_REM_ACCESS_ERR)) || w->resp_may_err))
+		P->b.read_may_fail = 1;
 	/* a UD send that fails locally takes its QP to ERR: its receive
 	 * queue may be flushed before the send's completion shows */
 	if (!P && (w->allowed & ~M_ST(MS_SUCCESS)))
@@ -506,12 +518,16 @@ void traffic_reevaluate(int region, int all)
 			/* an MR change may move any key: evaluate all, and call
 			 * raced those it touches or whose outcome moved */
 			wr_eval(w, 0);
-			note_may_err(w);
 			if (touch || w->allowed != before || w->recv_allowed != rbefore) {
+				/* the change may fall between its two sides'
+				 * accesses: each side's failure alone too
+				 * (m_out.req_split) */
+				w->allowed |= w->split_now;
 				if (!w->raced)
 					W.st.raced++;
 				w->raced = 1;
 			}
+			note_may_err(w);
 		}
 	}
 }
@@ -1678,8 +1694,16 @@ static void cons_drop(struct vq *b, int k)
 
 	memmove(b->cons + k, b->cons + k + 1, (b->consn - k - 1) * sizeof(b->cons[0]));
 	b->consn--;
-	if (c->recv && c->recv->cons == c)
-		c->recv->cons = NULL;
+	/* the message is done with its receive WQE, whose record is freed
+	 * right after (poll_vq(), vq_forget()); the send WR itself may wait
+	 * for its ACK longer, and a re-evaluation (wr_touches(), wr_eval())
+	 * must not follow the pointer then.  Only the link from the record
+	 * back to the WR was cut here before: the WR kept a dangling one. */
+	if (c->recv) {
+		if (c->recv->cons == c)
+			c->recv->cons = NULL;
+		c->recv = NULL;
+	}
 	wr_put(c);
 }
 
@@ -1718,7 +1742,8 @@ static void complete_recv_rc(struct vq *b, struct pair *P, struct rrec *x, const
 		return;
 	}
 	{
-		uint32_t allow = c->recv_allowed | (c->raced ? ~0u : 0);
+		uint32_t allow = c->recv_allowed | (c->raced ? ~0u : 0) |
+				 (b->read_may_fail ? M_ST(MS_REM_ACCESS_ERR) : 0);
 
 		if (!(allow & M_ST(wc->status)))
 			vf_finding("receive #%llu on QP %u for %s #%llu (%llu bytes): %s, the model "
@@ -1974,8 +1999,17 @@ static void sentinel(struct vq *q, int pair)
 {
 	struct wrrec *w;
 
-	if (q->dead || q->err_seen || q->chaos_err || !q->sqn || vq_waiting(q) == q->sqn ||
-	    q->sqn >= VF_SQ - 1)
+	if (q->dead || !q->sqn || q->sqn >= VF_SQ - 1)
+		return;
+	/*
+	 * A QP in ERR flushes what it still has, each WR with a completion,
+	 * signaled or not; but an unsignaled WR that succeeded before the
+	 * error left none, and nothing after it would ever say so: the
+	 * sentinel, flushed, does (pop_send()).  Without it the drain waited
+	 * the whole hang bound for such a WR, half of the 60 s runs.
+	 */
+	if ((q->err_seen || q->chaos_err) ? q->sq[q->sqn - 1]->signaled :
+					    vq_waiting(q) == q->sqn)
 		return;
 	w = wr_new();
 	w->refs = 1;
@@ -2046,7 +2080,16 @@ void traffic_forget_pair(int p)
 
 void traffic_forget_ud(int u)
 {
-	vq_forget(&W.ud[u], -2);
+	struct vq *q = &W.ud[u];
+	int i;
+
+	/* a message rxe sent before the QP was destroyed still reaches its
+	 * receiver, after: keep such sends where complete_recv_ud() looks
+	 * (the source QP is not checked once the QP is gone) */
+	for (i = 0; i < q->sqn; i++)
+		if (q->sq[i]->tag)
+			ud_remember(q->sq[i]);
+	vq_forget(q, -2);
 }
 
 void traffic_hang_check(void)
@@ -2165,4 +2208,29 @@ void traffic_drain(double secs)
 	}
 	if (traffic_outstanding() && !W.finding)
 		traffic_hang_check();
+	if (traffic_outstanding() && !W.finding) {
+		/* younger than the hang bound, so no finding: say what */
+		for (p = 0; p < VF_NPAIR + VF_NUD; p++) {
+			struct vq *q = p < VF_NPAIR ? &W.pair[p].a : &W.ud[p - VF_NPAIR];
+			int i, n;
+
+			if (p < VF_NPAIR ? !W.pair[p].live || W.pair[p].hostile :
+					   !W.ud_live[p - VF_NPAIR])
+				continue;
+			n = vq_waiting(q);
+			for (i = 0; i < n; i++) {
+				char b[1400];
+
+				vf_log("drain: still waiting after %.0f s for #%llu on QP %u (posted "
+				       "%.0f s ago, %s%s%s, QP retry %d rnr_retry %d): %s", secs,
+				       (unsigned long long)q->sq[i]->id, q->qp->qp_num,
+				       vf_now() - q->sq[i]->post_tick,
+				       q->sq[i]->signaled ? "signaled" : "unsignaled",
+				       q->sq[i]->raced ? ", raced" : "",
+				       q->err_seen || q->chaos_err ? ", QP in ERR" : "",
+				       q->retry_cnt, q->rnr_retry,
+				       wr_describe(q->sq[i], b, sizeof(b)));
+			}
+		}
+	}
 }

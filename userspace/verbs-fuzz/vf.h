@@ -131,6 +131,7 @@ struct wrrec {
 	uint32_t recv_allowed;		/* receive WQE statuses allowed */
 	int resp_may_err;		/* the responder may go to ERR (m_out.resp_err) */
 	int raced;			/* a chaos event touched it: data not checked */
+	uint32_t split_now;		/* m_out.req_split of its latest evaluation */
 	int conflict;			/* overlapping in-flight access: data not checked */
 	int rnr_possible;		/* no receive WQE may be there when it arrives */
 	int transient;			/* injected transient fault failures may hit it */
@@ -162,6 +163,9 @@ struct vq {
 	unsigned int max_recv_sge;	/* as the QP reports it, at most M_MAX_SGE */
 	int err_seen;			/* an error completion was polled on its SQ */
 	int may_err;			/* may be in ERR (a responder error, chaos) */
+	int read_may_fail;		/* a READ it answered may fail when resent: rxe's
+					 * replay completes the receive WQE then in
+					 * progress with REM_ACCESS_ERR */
 	int chaos_err;			/* chaos moved it to ERR */
 	int dead;			/* destroyed by chaos */
 	struct wrrec *sq[VF_SQ];	/* outstanding send WRs, in post order */
