@@ -209,7 +209,7 @@ debug_build_wait() {
 	DK_PID=
 	# cold or warm: "cached: ENTRY" or "built ENTRY in N s"
 	echo "debug kernel build: rc $rc, waited $(($(date +%s) - t0)) s;" \
-		"$(grep -a '^debug-kernel: \(cached\|built\) ' "$DK_LOG" | tail -1)"
+		"$(grep -a '^debug-kernel: \(cached: \|built \)' "$DK_LOG" | tail -1)"
 	echo "debug module: $(tail -1 "$DK_LOG")"
 	[ "$rc" = 0 ] && return 0
 	record debug/build "$rc" $(($(date +%s) - t0)) "$DK_LOG"
