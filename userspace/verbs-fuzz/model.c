@@ -385,8 +385,11 @@ void m_eval(const struct m_view *v, const struct m_qp *rq, const struct m_qp *rs
 			o->recv = kR != M_INF ? sRecv : M_ST(MS_SUCCESS);
 		/* SEND_INV: rxe invalidates after the data is in; an R_Key
 		 * that names no MW or fast-registered MR fails the receive
-		 * WQE and the responder QP, yet the requester gets its ACK */
+		 * WQE and the responder QP and is NAKed as an invalid request
+		 * (patch 0028; stock rxe ACKed it) */
 		if (r->op == M_SEND_INV && o->req == M_ST(MS_SUCCESS)) {
+			o->req = M_ST(MS_REM_INV_REQ_ERR);
+			o->req_split = M_ST(MS_REM_INV_REQ_ERR);
 			o->recv = M_ST(MS_REM_INV_REQ_ERR);
 			o->resp_dies = 1;
 		}

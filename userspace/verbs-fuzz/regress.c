@@ -785,6 +785,60 @@ out:
 	return ret;
 }
 
+/*
+ * Found by verbs-fuzz (KNOWN-ISSUES 8; patch 0028): a SEND with
+ * Invalidate whose R_Key names no MW and no fast-registration MR (here a
+ * user MR's).  rxe failed the receive WQE (IBV_WC_REM_INV_REQ_ERR) and
+ * its QP but ACKed the SEND, so the requester completed it successfully;
+ * the IBA has an invalid request NAK (IBV_WC_REM_INV_REQ_ERR).
+ */
+static int t_send_inv_bad_rkey(struct lb_dev *d, char *why, size_t len)
+{
+	struct rbuf src, dst;
+	struct lb_pair p;
+	struct ibv_wc ws = { 0 }, wr_ = { 0 };
+	int ret = -1;
+
+	if (rbuf_make(d, &src, IBV_ACCESS_LOCAL_WRITE, why, len))
+		return -1;
+	if (rbuf_make(d, &dst, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, why, len)) {
+		rbuf_free(&src);
+		return -1;
+	}
+	if (make_pair(d, &p, 4, why, len))
+		goto out_mr;
+	{
+		struct ibv_sge ss = { (uintptr_t)src.buf, 64, src.mr->lkey };
+		struct ibv_sge rs = { (uintptr_t)dst.buf, 64, dst.mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &ss, .num_sge = 1,
+					  .opcode = IBV_WR_SEND_WITH_INV,
+					  .send_flags = IBV_SEND_SIGNALED }, *bad;
+		struct ibv_recv_wr rw = { .wr_id = 2, .sg_list = &rs, .num_sge = 1 }, *rbad;
+
+		wr.invalidate_rkey = dst.mr->rkey;
+		if (ibv_post_recv(p.b.qp, &rw, &rbad) || ibv_post_send(p.a.qp, &wr, &bad)) {
+			snprintf(why, len, "post: %s", strerror(errno));
+			goto out;
+		}
+	}
+	/* a missing completion shows as GENERAL_ERR below */
+	wait_two(p.a.cq, p.a.qp->qp_num, p.b.qp->qp_num, &ws, &wr_);
+	if (ws.status != IBV_WC_REM_INV_REQ_ERR || wr_.status != IBV_WC_REM_INV_REQ_ERR) {
+		snprintf(why, len, "SEND with Invalidate of a user MR's R_Key: requester %s, "
+			 "receive %s; expected %s for both", ibv_wc_status_str(ws.status),
+			 ibv_wc_status_str(wr_.status),
+			 ibv_wc_status_str(IBV_WC_REM_INV_REQ_ERR));
+		goto out;
+	}
+	ret = 0;
+out:
+	lb_pair_destroy(&p);
+out_mr:
+	rbuf_free(&dst);
+	rbuf_free(&src);
+	return ret;
+}
+
 static const struct rcase cases[] = {
 	{ "user-kernel-opcodes", t_user_kernel_opcodes,
 	  "kernel-only and unknown opcodes from a user QP fail with LOC_QP_OP_ERR" },
@@ -800,6 +854,8 @@ static const struct rcase cases[] = {
 	  "ATOMIC WRITE and FLUSH resent (RNR NAK) go to their own address: success" },
 	{ "send-longer-than-recv", t_send_longer_than_recv,
 	  "SEND longer than the receive WQE (1/3 packets, ODP): REM_INV_REQ_ERR, LOC_LEN_ERR" },
+	{ "send-inv-bad-rkey", t_send_inv_bad_rkey,
+	  "SEND with Invalidate of a user MR's R_Key: NAKed, REM_INV_REQ_ERR" },
 };
 
 void regress_list(void)

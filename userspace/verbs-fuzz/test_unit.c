@@ -301,11 +301,13 @@ static void test_send(void)
 	r.sge[0].addr = 0x10000;
 	m_eval(&view, &rc, &rc, &r, &rv, &o);
 	CHECK(o.req == M_ST(MS_LOC_PROT_ERR) && o.recv_untouched);
-	/* SEND with invalidate of an R_Key that names no MW: rxe ACKs it
-	 * and fails the receive WQE and the responder */
+	/* SEND with invalidate of an R_Key that names no MW: an invalid
+	 * request NAK, the receive WQE and the responder fail (patch 0028;
+	 * stock rxe ACKs it) */
 	r = rq1(M_SEND_INV, 0x10100, 100, 0x100, 0, 0);
 	m_eval(&view, &rc, &rc, &r, &rv, &o);
-	CHECK(o.req == M_ST(MS_SUCCESS) && o.recv == M_ST(MS_REM_INV_REQ_ERR) && o.resp_dies);
+	CHECK(o.req == M_ST(MS_REM_INV_REQ_ERR) && o.recv == M_ST(MS_REM_INV_REQ_ERR) &&
+	      o.resp_dies);
 	/* WRITE with immediate: R_Key failure at the last packet fails the
 	 * receive WQE; at an earlier one it leaves it alone */
 	r = rq1(M_WRITE_IMM, 0x10100, 100, 0x100, BASE + 8 * M_PAGE, 0x999);
