@@ -37,7 +37,7 @@ else
 	echo "NOTE: no veth in this kernel: capture check not run (the ICRC is still checked on rxe0)"
 fi
 
-# The minimal reproducers of the bugs the fuzzer found (patches 0016, 0017).
+# The minimal reproducers of the bugs the fuzzer found (patches 0016, 0017, 0023, 0029).
 roce-fuzz --regress all || fail "a regression case of an earlier roce-fuzz finding failed"
 
 rseed=$(( $(od -An -N4 -tu4 /dev/urandom) ))

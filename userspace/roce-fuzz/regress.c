@@ -172,6 +172,80 @@ static int resent_read_after_empty(struct fz_world *w, struct rng *r)
 	return err;
 }
 
+/* One UD SEND ONLY of n bytes of byte b to u */
+static int send_ud(struct fz_world *w, const struct fz_ud *u, const uint8_t *d, size_t n)
+{
+	struct roce_pkt p;
+
+	roce_pkt_init(&p);
+	p.opcode = OP_UD | OP_SEND_ONLY;
+	p.dqpn = u->qp->qp_num;
+	p.deth_qkey = u->qkey;
+	p.deth_sqpn = 0x77;
+	p.payload = d;
+	p.payload_len = n;
+	p.pad = (uint8_t)(-n & 3);
+	return send_built(w, &p);
+}
+
+/*
+ * A UD SEND longer than the port's active MTU, then one of exactly the
+ * MTU (the largest an unmodified rxe sends), then an 8-byte marker, to a
+ * UD QP whose receive buffers hold all of them (patch 0029): rxe
+ * delivered the long one, which a UD responder must drop silently.  Only
+ * the MTU-sized packet and the marker may arrive, in that order.
+ */
+static int ud_over_mtu(struct fz_world *w, struct rng *r)
+{
+	static uint8_t big[8192];
+	struct fz_ud *u = &w->ud[0];
+	size_t mtu = 128u << w->dev.port_attr.active_mtu;
+	static const uint8_t mark[8] = "UDMTU!!";
+	const size_t want[2] = { mtu, sizeof(mark) };
+	struct ibv_wc wc;
+	int got = 0;
+
+	(void)r;
+	if (mtu + 4 + GRH_BYTES > u->sge_len || mtu + 4 > sizeof(big)) {
+		snprintf(w->finding, sizeof(w->finding),
+			 "(the UD receive buffers cannot hold MTU %zu + 4 bytes)", mtu);
+		return -1;
+	}
+	memset(big, 0xa1, mtu + 4);
+	if (send_ud(w, u, big, mtu + 4))
+		goto err;
+	memset(big, 0xb2, mtu);
+	if (send_ud(w, u, big, mtu) || send_ud(w, u, mark, sizeof(mark)))
+		goto err;
+	while (got < 2) {
+		const uint8_t *d;
+
+		if (fz_poll(u->cq, &wc, 1, 5000) != 1) {
+			snprintf(w->finding, sizeof(w->finding),
+				 "ud-over-mtu: %s (%zu bytes) not received in 5 s",
+				 got ? "the marker" : "the UD SEND of exactly the MTU", want[got]);
+			return -1;
+		}
+		d = fz_slot_sge(w, (int)wc.wr_id) + GRH_BYTES;
+		if (wc.status != IBV_WC_SUCCESS || wc.byte_len != GRH_BYTES + want[got] ||
+		    d[0] != (got ? mark[0] : 0xb2)) {
+			snprintf(w->finding, sizeof(w->finding),
+				 "ud-over-mtu: received %s, %u bytes (first byte %#x), expected the %zu-byte %s; a UD SEND of %zu bytes with a %zu-byte active MTU must be dropped",
+				 ibv_wc_status_str(wc.status), wc.byte_len - GRH_BYTES, d[0],
+				 want[got], got ? "marker" : "MTU-sized SEND", mtu + 4, mtu);
+			fz_post_recv_slot(w, u->qp, (int)wc.wr_id, u->sge_len);
+			return -1;
+		}
+		if (fz_post_recv_slot(w, u->qp, (int)wc.wr_id, u->sge_len))
+			goto err;
+		got++;
+	}
+	return 0;
+err:
+	snprintf(w->finding, sizeof(w->finding), "%s", w->err);
+	return -1;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(struct fz_world *w, struct rng *r);
@@ -179,6 +253,7 @@ static const struct {
 	{ "zero-len-write-data", zero_len_write_data },
 	{ "unexpected-read-response", unexpected_read_response },
 	{ "resent-read-after-empty", resent_read_after_empty },
+	{ "ud-over-mtu", ud_over_mtu },
 };
 
 int fz_regress(struct fz_world *w, const char *which)

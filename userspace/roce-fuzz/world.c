@@ -375,6 +375,10 @@ struct fz_qpref *fz_model_accepts(struct fz_world *w, const uint8_t *buf, size_t
 	} else {
 		if ((f->opcode & 0xe0) != OP_UD || f->deth_qkey != q->qkey)
 			return NULL;
+		/* a UD message is one packet of at most the port's active
+		 * MTU: rxe_rcv() drops a longer one (patch 0029) */
+		if (f->payload_len > (128u << w->dev.port_attr.active_mtu))
+			return NULL;
 		req = 1;
 	}
 	if (q->state < (req ? IBV_QPS_RTR : IBV_QPS_RTS))

@@ -232,11 +232,19 @@ static uint64_t recv_reach(const struct m_view *v, const struct m_qp *rs,
 	for (i = 0; i < rv->nsge; i++)
 		resid += rv->sge[i].len;	/* librxe's dma.resid, 32 bits */
 	b = m_sg_reach(v, rs->pd, rv->sge, rv->nsge, L, MA_LOCAL_WRITE, 1, &enospc);
-	/* copy_data() refuses a packet that goes past resid (an int) first */
+	/* send_data_in() refuses a packet that goes past resid first: an
+	 * invalid request and a local length error (patch 0027; stock rxe
+	 * took it for a malformed WQE).  A resid past INT_MAX is negative
+	 * for copy_data() (an int), which refuses every packet: malformed. */
 	bmal = (int32_t)resid < 0 ? 0 : (L > resid ? resid : M_INF);
 	if (bmal != M_INF && pkt(bmal, mtu) <= pkt(b, mtu)) {
-		*sR = M_ST(MS_REM_OP_ERR);
-		*sRecv = M_ST(MS_LOC_QP_OP_ERR);
+		if ((int32_t)resid < 0) {
+			*sR = M_ST(MS_REM_OP_ERR);
+			*sRecv = M_ST(MS_LOC_QP_OP_ERR);
+		} else {
+			*sR = M_ST(MS_REM_INV_REQ_ERR);
+			*sRecv = M_ST(MS_LOC_LEN_ERR);
+		}
 		return pkt(bmal, mtu);
 	}
 	if (b == M_INF)
@@ -377,8 +385,11 @@ void m_eval(const struct m_view *v, const struct m_qp *rq, const struct m_qp *rs
 			o->recv = kR != M_INF ? sRecv : M_ST(MS_SUCCESS);
 		/* SEND_INV: rxe invalidates after the data is in; an R_Key
 		 * that names no MW or fast-registered MR fails the receive
-		 * WQE and the responder QP, yet the requester gets its ACK */
+		 * WQE and the responder QP and is NAKed as an invalid request
+		 * (patch 0028; stock rxe ACKed it) */
 		if (r->op == M_SEND_INV && o->req == M_ST(MS_SUCCESS)) {
+			o->req = M_ST(MS_REM_INV_REQ_ERR);
+			o->req_split = M_ST(MS_REM_INV_REQ_ERR);
 			o->recv = M_ST(MS_REM_INV_REQ_ERR);
 			o->resp_dies = 1;
 		}

@@ -131,7 +131,7 @@ struct m_out {
 	uint32_t recv;		/* statuses its receive WQE may complete with */
 	int recv_stuck;		/* ...or it may stay half-filled, without completion */
 	int recv_untouched;	/* ...or it may not be reached at all */
-	int resp_dies;		/* the responder QP goes to ERR (and no NAK says so) */
+	int resp_dies;		/* the responder QP goes to ERR (SEND_INV of a bad R_Key) */
 	int resp_err;		/* the responder QP goes to ERR, though the requester's
 				 * status may not say so (it failed first) */
 	int remote_written;	/* success changes the remote range */

@@ -69,13 +69,16 @@ static void rbuf_free(struct rbuf *b)
 	munmap(b->buf, 4096);
 }
 
-/* A pair whose responder has max_dest_rd_atomic resources */
-static int make_pair(struct lb_dev *d, struct lb_pair *p, uint8_t dest_rd, char *why, size_t len)
+/* A pair whose responder has max_dest_rd_atomic resources, path MTU mtu
+ * (0: the port's active MTU) */
+static int make_pair_mtu(struct lb_dev *d, struct lb_pair *p, uint8_t dest_rd, enum ibv_mtu mtu,
+			 char *why, size_t len)
 {
 	struct lb_qp_tune t = { .retry_cnt = 3, .rnr_retry = 3, .min_rnr_timer = 1,
 				.max_dest_rd_atomic = dest_rd };
 	struct lb_pair_attr at = base_attr;
 
+	at.mtu = mtu;
 	memset(p, 0, sizeof(*p));
 	p->a.cq = ibv_create_cq(d->ctx, 64, NULL, NULL, 0);
 	p->b.cq = p->a.cq;
@@ -94,6 +97,11 @@ static int make_pair(struct lb_dev *d, struct lb_pair *p, uint8_t dest_rd, char 
 		return -1;
 	}
 	return 0;
+}
+
+static int make_pair(struct lb_dev *d, struct lb_pair *p, uint8_t dest_rd, char *why, size_t len)
+{
+	return make_pair_mtu(d, p, dest_rd, 0, why, len);
 }
 
 /*
@@ -642,6 +650,195 @@ out:
 	return ret;
 }
 
+/* The first completions of the requester (qa) and responder (qb) QPs on
+ * their shared cq, 10 s each at most; a missing one gets
+ * IBV_WC_GENERAL_ERR and -1 is returned */
+static int wait_two(struct ibv_cq *cq, uint32_t qa, uint32_t qb, struct ibv_wc *wa,
+		    struct ibv_wc *wb)
+{
+	struct ibv_wc wc;
+	int ga = 0, gb = 0;
+
+	while ((!ga || !gb) && wait_wc(cq, &wc) == 1) {
+		if (!ga && wc.qp_num == qa) {
+			*wa = wc;
+			ga = 1;
+		} else if (!gb && wc.qp_num == qb) {
+			*wb = wc;
+			gb = 1;
+		}
+	}
+	if (!ga)
+		wa->status = IBV_WC_GENERAL_ERR;
+	if (!gb)
+		wb->status = IBV_WC_GENERAL_ERR;
+	return ga && gb ? 0 : -1;
+}
+
+/*
+ * Found by verbs-fuzz (KNOWN-ISSUES 7; patch 0027): a SEND longer than
+ * the receive WQE it meets.  The IBA has the responder NAK it as an
+ * invalid request (IBV_WC_REM_INV_REQ_ERR) and complete the receive WQE
+ * with IBV_WC_LOC_LEN_ERR; rxe took copy_data()'s -EINVAL for a
+ * malformed WQE (IBV_WC_REM_OP_ERR / IBV_WC_LOC_QP_OP_ERR).  At path MTU
+ * 1024: a one-packet SEND, a three-packet SEND that overflows in its
+ * middle packet and one that overflows in its last, into a pinned and
+ * (where the device has ODP) an ODP receive buffer.  Nothing may be
+ * written past the receive buffer.
+ */
+static int t_send_longer_than_recv(struct lb_dev *d, char *why, size_t len)
+{
+	static const struct { uint32_t recv, send; const char *what; } v[] = {
+		{ 100, 101, "one packet" },
+		{ 1500, 3000, "overflow in the middle packet" },
+		{ 2100, 2200, "overflow in the last packet" },
+	};
+	struct rbuf src;
+	char *dst = MAP_FAILED;
+	int ret = -1, odp, nbad = 0;
+	size_t i;
+
+	if (rbuf_make(d, &src, IBV_ACCESS_LOCAL_WRITE, why, len))
+		return -1;
+	dst = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (dst == MAP_FAILED) {
+		snprintf(why, len, "mmap: %s", strerror(errno));
+		goto out;
+	}
+	memset(src.buf, 0x5a, 4096);
+	for (odp = 0; odp < 2; odp++) {
+		struct ibv_mr *mr = ibv_reg_mr(d->pd, dst, 4096, IBV_ACCESS_LOCAL_WRITE |
+					       (odp ? IBV_ACCESS_ON_DEMAND : 0));
+
+		if (!mr) {
+			if (odp) {
+				printf("# send-longer-than-recv: no ODP MR (%s): pinned only\n",
+				       strerror(errno));
+				break;
+			}
+			snprintf(why, len, "ibv_reg_mr: %s", strerror(errno));
+			goto out;
+		}
+		for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+			struct ibv_sge ss = { (uintptr_t)src.buf, v[i].send, src.mr->lkey };
+			struct ibv_sge rs = { (uintptr_t)dst, v[i].recv, mr->lkey };
+			struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &ss, .num_sge = 1,
+						  .opcode = IBV_WR_SEND,
+						  .send_flags = IBV_SEND_SIGNALED }, *bad;
+			struct ibv_recv_wr rw = { .wr_id = 2, .sg_list = &rs, .num_sge = 1 }, *rbad;
+			struct ibv_wc ws = { 0 }, wr_ = { 0 };
+			struct lb_pair p;
+			uint32_t k;
+
+			if (odp)	/* the receive buffer not mapped: faulted in */
+				madvise(dst, 4096, MADV_DONTNEED);
+			memset(dst, 0xc3, 4096);
+			if (make_pair_mtu(d, &p, 4, IBV_MTU_1024, why, len)) {
+				ibv_dereg_mr(mr);
+				goto out;
+			}
+			if (ibv_post_recv(p.b.qp, &rw, &rbad) || ibv_post_send(p.a.qp, &wr, &bad)) {
+				snprintf(why, len, "post: %s", strerror(errno));
+				lb_pair_destroy(&p);
+				ibv_dereg_mr(mr);
+				goto out;
+			}
+			/* a missing completion shows as GENERAL_ERR below */
+			wait_two(p.a.cq, p.a.qp->qp_num, p.b.qp->qp_num, &ws, &wr_);
+			lb_pair_destroy(&p);
+			/* every variant runs; the failing ones are listed */
+			if (ws.status != IBV_WC_REM_INV_REQ_ERR || wr_.status != IBV_WC_LOC_LEN_ERR) {
+				size_t at = strlen(why);
+
+				snprintf(why + at, len - at, "%s%u-byte SEND to a %u-byte %s "
+					 "receive (%s): requester %s, receive %s",
+					 at ? "; " : "", v[i].send, v[i].recv,
+					 odp ? "ODP" : "pinned", v[i].what,
+					 ibv_wc_status_str(ws.status),
+					 ibv_wc_status_str(wr_.status));
+				nbad++;
+				continue;
+			}
+			for (k = v[i].recv; k < 4096; k++)
+				if ((unsigned char)dst[k] != 0xc3) {
+					snprintf(why, len, "%s%s: byte %u past the receive buffer "
+						 "written", v[i].what, odp ? " (ODP)" : "", k);
+					ibv_dereg_mr(mr);
+					goto out;
+				}
+		}
+		ibv_dereg_mr(mr);
+	}
+	if (nbad) {
+		size_t at = strlen(why);
+
+		snprintf(why + at, len - at, "; expected %s and %s",
+			 ibv_wc_status_str(IBV_WC_REM_INV_REQ_ERR),
+			 ibv_wc_status_str(IBV_WC_LOC_LEN_ERR));
+		goto out;
+	}
+	ret = 0;
+out:
+	if (dst != MAP_FAILED)
+		munmap(dst, 4096);
+	rbuf_free(&src);
+	return ret;
+}
+
+/*
+ * Found by verbs-fuzz (KNOWN-ISSUES 8; patch 0028): a SEND with
+ * Invalidate whose R_Key names no MW and no fast-registration MR (here a
+ * user MR's).  rxe failed the receive WQE (IBV_WC_REM_INV_REQ_ERR) and
+ * its QP but ACKed the SEND, so the requester completed it successfully;
+ * the IBA has an invalid request NAK (IBV_WC_REM_INV_REQ_ERR).
+ */
+static int t_send_inv_bad_rkey(struct lb_dev *d, char *why, size_t len)
+{
+	struct rbuf src, dst;
+	struct lb_pair p;
+	struct ibv_wc ws = { 0 }, wr_ = { 0 };
+	int ret = -1;
+
+	if (rbuf_make(d, &src, IBV_ACCESS_LOCAL_WRITE, why, len))
+		return -1;
+	if (rbuf_make(d, &dst, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, why, len)) {
+		rbuf_free(&src);
+		return -1;
+	}
+	if (make_pair(d, &p, 4, why, len))
+		goto out_mr;
+	{
+		struct ibv_sge ss = { (uintptr_t)src.buf, 64, src.mr->lkey };
+		struct ibv_sge rs = { (uintptr_t)dst.buf, 64, dst.mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &ss, .num_sge = 1,
+					  .opcode = IBV_WR_SEND_WITH_INV,
+					  .send_flags = IBV_SEND_SIGNALED }, *bad;
+		struct ibv_recv_wr rw = { .wr_id = 2, .sg_list = &rs, .num_sge = 1 }, *rbad;
+
+		wr.invalidate_rkey = dst.mr->rkey;
+		if (ibv_post_recv(p.b.qp, &rw, &rbad) || ibv_post_send(p.a.qp, &wr, &bad)) {
+			snprintf(why, len, "post: %s", strerror(errno));
+			goto out;
+		}
+	}
+	/* a missing completion shows as GENERAL_ERR below */
+	wait_two(p.a.cq, p.a.qp->qp_num, p.b.qp->qp_num, &ws, &wr_);
+	if (ws.status != IBV_WC_REM_INV_REQ_ERR || wr_.status != IBV_WC_REM_INV_REQ_ERR) {
+		snprintf(why, len, "SEND with Invalidate of a user MR's R_Key: requester %s, "
+			 "receive %s; expected %s for both", ibv_wc_status_str(ws.status),
+			 ibv_wc_status_str(wr_.status),
+			 ibv_wc_status_str(IBV_WC_REM_INV_REQ_ERR));
+		goto out;
+	}
+	ret = 0;
+out:
+	lb_pair_destroy(&p);
+out_mr:
+	rbuf_free(&dst);
+	rbuf_free(&src);
+	return ret;
+}
+
 static const struct rcase cases[] = {
 	{ "user-kernel-opcodes", t_user_kernel_opcodes,
 	  "kernel-only and unknown opcodes from a user QP fail with LOC_QP_OP_ERR" },
@@ -655,6 +852,10 @@ static const struct rcase cases[] = {
 	  "a pinned MR whose iova range wraps 2^64 is refused (EOVERFLOW)" },
 	{ "atomic-write-resent", t_atomic_write_resent,
 	  "ATOMIC WRITE and FLUSH resent (RNR NAK) go to their own address: success" },
+	{ "send-longer-than-recv", t_send_longer_than_recv,
+	  "SEND longer than the receive WQE (1/3 packets, ODP): REM_INV_REQ_ERR, LOC_LEN_ERR" },
+	{ "send-inv-bad-rkey", t_send_inv_bad_rkey,
+	  "SEND with Invalidate of a user MR's R_Key: NAKed, REM_INV_REQ_ERR" },
 };
 
 void regress_list(void)
@@ -672,7 +873,7 @@ int regress_run(const char *only)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct lb_dev d;
-		char why[512] = "";
+		char why[2048] = "";
 
 		if (only && fnmatch(only, cases[i].name, 0))
 			continue;

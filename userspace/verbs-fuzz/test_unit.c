@@ -272,21 +272,24 @@ static void test_send(void)
 	r = rq1(M_SEND, 0x10100, 2000, 0x100, 0, 0);
 	m_eval(&view, &rc, &rc, &r, &rv, &o);
 	CHECK(o.req == M_ST(MS_SUCCESS) && o.consumes && o.recv == M_ST(MS_SUCCESS));
-	/* longer than the receive buffers: rxe's copy_data() finds the packet
-	 * longer than what is left of the WQE (-EINVAL) and answers it as a
-	 * malformed WQE: REM_OP_ERR / LOC_QP_OP_ERR, where the IBA has an
-	 * invalid request and a local length error (kernel/KNOWN-ISSUES.md) */
+	/* longer than the receive buffers: an invalid request and a local
+	 * length error (patch 0027; stock rxe answers a malformed WQE) */
 	r.sge[0].len = 2001;
 	m_eval(&view, &rc, &rc, &r, &rv, &o);
-	CHECK(o.req == M_ST(MS_REM_OP_ERR) && o.recv == M_ST(MS_LOC_QP_OP_ERR));
+	CHECK(o.req == M_ST(MS_REM_INV_REQ_ERR) && o.recv == M_ST(MS_LOC_LEN_ERR));
 	/* a receive buffer with a bad key: local protection at the responder */
 	r.sge[0].len = 2000;
 	rv.sge[1].lkey = 0x999;
 	m_eval(&view, &rc, &rc, &r, &rv, &o);
 	CHECK(o.req == M_ST(MS_REM_OP_ERR) && o.recv == M_ST(MS_LOC_PROT_ERR));
-	/* receive lengths whose 32-bit sum wraps: a malformed WQE */
+	/* receive lengths whose 32-bit sum wraps to less than the message:
+	 * the WQE's resid is all rxe goes by, a length error */
 	rv.sge[1].lkey = 0x201;
 	rv.sge[1].len = 0xfffffff0u;
+	m_eval(&view, &rc, &rc, &r, &rv, &o);
+	CHECK(o.req == M_ST(MS_REM_INV_REQ_ERR) && o.recv == M_ST(MS_LOC_LEN_ERR));
+	/* ...or to more than INT_MAX: copy_data() refuses it, malformed */
+	rv.sge[1].len = 0x7ffffff0u;
 	m_eval(&view, &rc, &rc, &r, &rv, &o);
 	CHECK(o.req == M_ST(MS_REM_OP_ERR) && o.recv == M_ST(MS_LOC_QP_OP_ERR));
 	/* local failure at packet 1: the WQE stays half-filled */
@@ -298,11 +301,13 @@ static void test_send(void)
 	r.sge[0].addr = 0x10000;
 	m_eval(&view, &rc, &rc, &r, &rv, &o);
 	CHECK(o.req == M_ST(MS_LOC_PROT_ERR) && o.recv_untouched);
-	/* SEND with invalidate of an R_Key that names no MW: rxe ACKs it
-	 * and fails the receive WQE and the responder */
+	/* SEND with invalidate of an R_Key that names no MW: an invalid
+	 * request NAK, the receive WQE and the responder fail (patch 0028;
+	 * stock rxe ACKs it) */
 	r = rq1(M_SEND_INV, 0x10100, 100, 0x100, 0, 0);
 	m_eval(&view, &rc, &rc, &r, &rv, &o);
-	CHECK(o.req == M_ST(MS_SUCCESS) && o.recv == M_ST(MS_REM_INV_REQ_ERR) && o.resp_dies);
+	CHECK(o.req == M_ST(MS_REM_INV_REQ_ERR) && o.recv == M_ST(MS_REM_INV_REQ_ERR) &&
+	      o.resp_dies);
 	/* WRITE with immediate: R_Key failure at the last packet fails the
 	 * receive WQE; at an earlier one it leaves it alone */
 	r = rq1(M_WRITE_IMM, 0x10100, 100, 0x100, BASE + 8 * M_PAGE, 0x999);
