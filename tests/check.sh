@@ -98,6 +98,18 @@ selected() {
 	return 1
 }
 
+# move_logs LOG DEST: a test's log, with its guest console (LOG.console) and
+# a two-host test's console directory (LOG.d), becomes DEST, DEST.console and
+# DEST.d, replacing what was there.
+move_logs() {
+	local log=$1 dest=$2
+	rm -rf "$dest" "$dest.console" "$dest.d"
+	mv "$log" "$dest"
+	[ -e "$log.console" ] && mv "$log.console" "$dest.console"
+	[ -d "$log.d" ] && mv "$log.d" "$dest.d"
+	return 0
+}
+
 record() { # name rc seconds log
 	local name=$1 rc=$2 secs=$3 log=$4 why at="" keep
 	[ "$table" = 1 ] && at=" (round $round)"
@@ -120,9 +132,7 @@ record() { # name rc seconds log
 		if [ "$table" = 1 ]; then
 			# the next round writes <test>.log again: keep this one
 			keep=$RUNDIR/$(basename "${log%.log}").round$round.log
-			mv "$log" "$keep"
-			[ -e "$log.console" ] && mv "$log.console" "$keep.console"
-			[ -d "$log.d" ] && rm -rf "$keep.d" && mv "$log.d" "$keep.d"
+			move_logs "$log" "$keep"
 			log=$keep
 		fi
 		failed+=("$name$at (rc $rc, log $log)")
@@ -158,10 +168,7 @@ void_run() {
 		"$name" $(($(date +%s) - t0)))"
 	grep -a 'VOID\|for the record\|^\[vm/pair\] [ab]: \[' "$log" | head -12 | sed 's/^/  | /'
 	voided+=("$name$at (log $log.void)")
-	rm -rf "$log.void" "$log.void.console" "$log.void.d"
-	mv "$log" "$log.void"
-	[ -e "$log.console" ] && mv "$log.console" "$log.void.console"
-	[ -d "$log.d" ] && mv "$log.d" "$log.void.d"
+	move_logs "$log" "$log.void"
 	return 0
 }
 
