@@ -3,7 +3,8 @@
 # working set (zram swap): the kernel swaps the live buffers out and rxe
 # faults them back in (RNR NAK / local retry when a fault fails for a while):
 # 0 stale, 0 corrupt, no error completion, nothing pinned, the limit hit MRs
-# with transfers in flight, pages really went to swap, no OOM kill.
+# with transfers in flight, pages really went to swap, no OOM kill.  And a
+# setup refused after the cgroup was made removes it again.
 # Every kind at once is userspace/reclaim-verify/pending/35-… (and make demo).
 # vm-args: -m 2G
 source "$TOP/tests/lib/guest.sh"
@@ -13,4 +14,16 @@ rv_guest_setup || fail "guest setup (rxe0 on a dummy netdev, zram swap)"
 rv_odp_case cgroup \
 	'd["events"]["cgroup"]["memory_max"] < d["events"]["cgroup"]["working_set"]' "memory.max is below the working set" \
 	'd["vmstat"]["pswpout"] > 0 and d["events"]["cgroup"]["oom_kill"] == 0' "the limit swapped pages out, no OOM kill"
+
+# A setup that fails must not leave its cgroup behind (issue 16): pinned MRs
+# cannot live under a memory.max below the working set, and are refused.
+rc=0
+reclaim-verify --addr "$RV_ADDR" --pinned --reclaim cgroup --duration 1 \
+	>/tmp/rv-cgroup-refused.log 2>&1 || rc=$?
+cat /tmp/rv-cgroup-refused.log
+[ "$rc" = 2 ] || fail "pinned MRs with the cgroup kind: exit $rc, expected 2 (refused at setup)"
+grep -q "pinned MRs keep all" /tmp/rv-cgroup-refused.log ||
+	fail "pinned MRs with the cgroup kind: refused for another reason"
+left=$(find /sys/fs/cgroup -maxdepth 1 -name 'reclaim-verify.*' -type d)
+[ -z "$left" ] || fail "a refused setup left its cgroup behind: $left"
 echo "34-reclaim-odp-cgroup: ok"

@@ -5,11 +5,9 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "rv.h"
@@ -30,28 +28,7 @@ static const char *const wk_names[RV_NWK] = {
 	"?", "RDMA_WRITE", "RDMA_READ", "ATOMIC", "SEND", "RECV", "final READ", "FIN SEND",
 };
 
-double rv_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-void rv_fatal(struct rv_ctx *ctx, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "%s: %s\n", ctx->prog, msg);
-	if (!atomic_exchange(&ctx->failed, 1))
-		snprintf(ctx->fatal, sizeof(ctx->fatal), "%s", msg);
-}
-
-void rv_snapshot(struct rv_ctx *ctx, struct rv_snap *s)
+static void rv_snapshot(struct rv_ctx *ctx, struct rv_snap *s)
 {
 	char key[64], path[256];
 	unsigned long long v;
@@ -430,40 +407,16 @@ static bool have_swap(void)
 	return n > 1;
 }
 
-struct thr {
-	pthread_t th;
-	void *(*fn)(void *);
-	void *arg;
-	atomic_bool done, started;
-};
-
-static void *thr_wrap(void *a)
-{
-	struct thr *t = a;
-
-	t->fn(t->arg);
-	atomic_store(&t->done, true);
-	return NULL;
-}
-
-static int thr_start(struct thr *t, void *(*fn)(void *), void *arg)
-{
-	t->fn = fn;
-	t->arg = arg;
-	atomic_store(&t->started, true);
-	return pthread_create(&t->th, NULL, thr_wrap, t);
-}
-
 int main(int argc, char **argv)
 {
 	struct rv_ctx *ctx = calloc(1, sizeof(*ctx));
 	struct rv_server *srv = NULL;
 	struct rv_client *cli = NULL;
-	struct thr ts = { 0 }, tc = { 0 }, tr = { 0 };
+	struct rv_thr ts = { 0 }, tc = { 0 }, tr = { 0 };
 	char err[256];
 	double t0, tlast, next_prog, tstop = 0, secs;
 	unsigned long long lastc = 0;
-	int rc;
+	int rc, e;
 	bool stalled = false;
 
 	if (!ctx)
@@ -494,12 +447,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "reclaim-verify: warning: no swap is configured: pageout and the cgroup limit cannot swap anonymous memory out\n");
 	if (rv_cgroup_enter(ctx))
 		return 2;
+	/* from here a setup failure goes to setup_failed: out of the cgroup */
 	if (ctx->cfg.mode != RV_CLIENT) {
 		srv = calloc(1, sizeof(*srv));
 		ctx->srv = srv;
-		if (!srv || rv_server_start(ctx, srv) || thr_start(&ts, rv_server_main, srv)) {
-			rv_cgroup_leave(ctx);
-			return 2;
+		if (!srv || rv_server_start(ctx, srv))
+			goto setup_failed;
+		e = rv_thr_start(&ts, NULL, rv_server_main, srv);
+		if (e) {
+			rv_fatal(ctx, "cannot start the server thread: %s", strerror(e));
+			goto setup_failed;
 		}
 		if (ctx->cfg.mode == RV_SERVER)
 			fprintf(stderr, "reclaim-verify: server listening on %s port %u\n",
@@ -510,8 +467,7 @@ int main(int argc, char **argv)
 		ctx->cli = cli;
 		if (!cli || rv_client_setup(ctx, cli)) {
 			fprintf(stderr, "reclaim-verify: setup failed: %s\n", ctx->fatal);
-			rv_cgroup_leave(ctx);
-			return 2;
+			goto setup_failed;
 		}
 	}
 	if (ctx->cfg.mode == RV_SERVER) {
@@ -519,7 +475,7 @@ int main(int argc, char **argv)
 			usleep(10000);
 		if (atomic_load(&ctx->failed)) {
 			fprintf(stderr, "reclaim-verify: setup failed: %s\n", ctx->fatal);
-			return 2;
+			goto setup_failed;
 		}
 	}
 	{
@@ -540,14 +496,24 @@ int main(int argc, char **argv)
 	}
 	t0 = tlast = rv_now();
 	next_prog = t0 + ctx->cfg.progress;
-	if (cli)
-		thr_start(&tc, rv_client_main, cli);
-	if (ctx->cfg.kinds & ~(1u << RV_EV_CGROUP))
-		thr_start(&tr, rv_reclaim_main, ctx);
+	if (cli) {
+		e = rv_thr_start(&tc, NULL, rv_client_main, cli);
+		if (e) {
+			rv_fatal(ctx, "cannot start the client thread: %s", strerror(e));
+			/* what the client thread says when it ends: the server stops */
+			atomic_store(&ctx->client_done, true);
+		}
+	}
+	if (ctx->cfg.kinds & ~(1u << RV_EV_CGROUP)) {
+		e = rv_thr_start(&tr, NULL, rv_reclaim_main, ctx);
+		if (e)
+			rv_fatal(ctx, "cannot start the reclaim thread: %s", strerror(e));
+	}
 	for (;;) {
 		double now = rv_now();
 		unsigned long long cc = atomic_load(&ctx->completions);
-		bool traffic_done = (!cli || atomic_load(&tc.done)) && (!srv || atomic_load(&ts.done));
+		bool traffic_done = (!cli || !atomic_load(&tc.started) || atomic_load(&tc.done)) &&
+				    (!srv || atomic_load(&ts.done));
 
 		if (traffic_done)
 			break;
@@ -575,8 +541,8 @@ int main(int argc, char **argv)
 	}
 	atomic_store(&ctx->stop_traffic, true);
 	atomic_store(&ctx->stop_reclaim, true);
-	if (atomic_load(&tr.started) && !stalled)
-		pthread_join(tr.th, NULL);
+	if (!stalled)
+		rv_thr_join(&tr);
 	secs = (tstop ? tstop : rv_now()) - t0;
 	rv_snapshot(ctx, &ctx->s1);
 	if (ctx->cfg.json)
@@ -598,10 +564,8 @@ int main(int argc, char **argv)
 		rv_cgroup_leave(ctx);
 		_exit(1);
 	}
-	if (atomic_load(&tc.started))
-		pthread_join(tc.th, NULL);
-	if (atomic_load(&ts.started))
-		pthread_join(ts.th, NULL);
+	rv_thr_join(&tc);
+	rv_thr_join(&ts);
 	{
 		struct totals t;
 
@@ -617,4 +581,9 @@ int main(int argc, char **argv)
 	free(srv);
 	free(ctx);
 	return rc;
+
+setup_failed:
+	/* threads may still run (the process ends with them): only the cgroup goes */
+	rv_cgroup_leave(ctx);
+	return 2;
 }

@@ -186,7 +186,8 @@ struct rv_ctx {
 	atomic_int failed;
 	/* cgroup */
 	bool cg_active;
-	char cg_path[256], cg_orig[256 + 16];
+	char cg_root[128];	/* cgroup v2 mount; empty: /sys/fs/cgroup */
+	char cg_path[256], cg_orig[128 + 200];	/* cg_root + a path of /proc/self/cgroup */
 	size_t cg_limit, working_set;
 	bool have_swap;
 	unsigned numa_nodes;
@@ -194,6 +195,29 @@ struct rv_ctx {
 	struct rv_server *srv;
 	struct rv_client *cli;
 };
+
+/* A thread main.c starts and waits for; started only once it exists. */
+struct rv_thr {
+	pthread_t th;
+	void *(*fn)(void *);
+	void *arg;
+	atomic_bool done, started;
+};
+
+/*
+ * Who calls whom: main.c calls every other part; traffic.c, reclaim.c and
+ * cgroup.c call only common.c (and the pattern/option code), never main.c
+ * or each other.
+ */
+
+/* common.c */
+double rv_now(void);
+void rv_fatal(struct rv_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* fn(arg) on a new thread (attr may be NULL): pthread_create's result;
+ * t->started is set only when the thread was made, t->done when fn returned */
+int rv_thr_start(struct rv_thr *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
+/* join t if it was started (once) */
+void rv_thr_join(struct rv_thr *t);
 
 /* traffic.c */
 int rv_server_start(struct rv_ctx *ctx, struct rv_server *s);
@@ -206,13 +230,11 @@ size_t rv_working_set(const struct rv_config *cfg, bool server, bool client);
 
 /* reclaim.c */
 void *rv_reclaim_main(void *arg);
+
+/* cgroup.c: rv_cgroup_enter() fails (-1, rv_fatal) leaving no cgroup behind */
 int rv_cgroup_enter(struct rv_ctx *ctx);
 void rv_cgroup_leave(struct rv_ctx *ctx);
 void rv_cgroup_read(struct rv_ctx *ctx, struct rv_snap *s);
 
-/* main.c */
-double rv_now(void);
-void rv_fatal(struct rv_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void rv_snapshot(struct rv_ctx *ctx, struct rv_snap *s);
 
 #endif

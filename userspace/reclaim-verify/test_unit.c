@@ -1,20 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Host unit tests for reclaim-verify's pattern and option logic (run under ASan/UBSan). */
+/*
+ * Host unit tests for reclaim-verify (run under ASan/UBSan): pattern and
+ * option logic, and the error paths of thread start and the cgroup.
+ */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "opts.h"
 #include "pattern.h"
-
-static int failures;
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-		failures++; \
-	} \
-} while (0)
+#include "rv.h"
+#include "unit.h"
 
 static void test_pattern_roundtrip(void)
 {
@@ -188,6 +187,121 @@ static void test_opts(void)
 	CHECK(rv_parse_list("for", rv_kind_names, RV_NKINDS, &m) < 0);
 }
 
+static void *set_flag(void *arg)
+{
+	atomic_store((atomic_bool *)arg, true);
+	return NULL;
+}
+
+/* A thread that could not be made is not "started" (nothing to join). */
+static void test_thr_start(void)
+{
+	struct rv_thr t = { 0 };
+	pthread_attr_t attr;
+	atomic_bool ran = false;
+
+	CHECK(rv_thr_start(&t, NULL, set_flag, &ran) == 0);
+	CHECK(atomic_load(&t.started));
+	rv_thr_join(&t);
+	CHECK(atomic_load(&ran) && atomic_load(&t.done) && !atomic_load(&t.started));
+	rv_thr_join(&t);	/* a second join is a no-op */
+
+	/* a 128 TiB stack: no address space for it, pthread_create fails */
+	atomic_store(&ran, false);
+	CHECK(pthread_attr_init(&attr) == 0);
+	CHECK(pthread_attr_setstacksize(&attr, (size_t)1 << 47) == 0);
+	CHECK(rv_thr_start(&t, &attr, set_flag, &ran) != 0);
+	CHECK(!atomic_load(&t.started));
+	rv_thr_join(&t);	/* must not join a thread that does not exist */
+	CHECK(!atomic_load(&ran));
+	pthread_attr_destroy(&attr);
+}
+
+static int put_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st);
+}
+
+/*
+ * rv_cgroup_enter() against a fake cgroup v2 root (a directory with the
+ * files it reads): every failure after it made its cgroup removes it again.
+ */
+static void test_cgroup_enter(void)
+{
+	char root[] = "/tmp/rv-unit-cg.XXXXXX", cg[256], path[512];
+	struct rv_ctx *ctx = calloc(1, sizeof(*ctx));
+
+	if (geteuid() != 0) {
+		printf("# cgroup enter: skipped (rv_cgroup_enter needs root to make a cgroup)\n");
+		free(ctx);
+		return;
+	}
+	CHECK(ctx && mkdtemp(root));
+	if (!ctx || !root[0])
+		return;
+	CHECK(put_file(root, "cgroup.controllers", "cpu io memory pids\n") == 0);
+	CHECK(put_file(root, "cgroup.subtree_control", "") == 0);
+	ctx->prog = "reclaim-verify-unit";
+	snprintf(ctx->cg_root, sizeof(ctx->cg_root), "%s", root);
+	snprintf(cg, sizeof(cg), "%s/reclaim-verify.%d", root, (int)getpid());
+	ctx->cfg.kinds = 1u << RV_EV_CGROUP;
+	ctx->working_set = 64u << 20;
+
+	/* pinned MRs under a limit below the working set: refused, no cgroup */
+	ctx->cfg.mr = RV_MR_PINNED;
+	CHECK(rv_cgroup_enter(ctx) == -1);
+	CHECK(strstr(ctx->fatal, "pinned MRs") != NULL);
+	CHECK(!ctx->cg_active && !exists(cg));
+
+	/* memory.max cannot be written (a plain directory has none): no cgroup */
+	ctx->cfg.mr = RV_MR_ODP;
+	atomic_store(&ctx->failed, 0);	/* rv_fatal() keeps the first message only */
+	CHECK(rv_cgroup_enter(ctx) == -1);
+	CHECK(strstr(ctx->fatal, "memory.max") != NULL);
+	CHECK(!ctx->cg_active && !ctx->cg_limit && !exists(cg));
+
+	/* the cgroup's files there (a leftover of this pid): joined, half the working set */
+	CHECK(mkdir(cg, 0755) == 0);
+	CHECK(put_file(cg, "memory.max", "max") == 0);
+	CHECK(put_file(cg, "cgroup.procs", "") == 0);
+	CHECK(rv_cgroup_enter(ctx) == 0);
+	CHECK(ctx->cg_active && ctx->cg_limit == 32u << 20);
+	rv_cgroup_leave(ctx);
+	CHECK(!ctx->cg_active);
+	rv_cgroup_leave(ctx);	/* a second leave is a no-op */
+
+	/* no memory controller: refused before anything is made */
+	snprintf(path, sizeof(path), "%s/memory.max", cg);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	unlink(path);
+	rmdir(cg);
+	CHECK(put_file(root, "cgroup.controllers", "cpu io pids\n") == 0);
+	CHECK(rv_cgroup_enter(ctx) == -1 && !exists(cg));
+
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
+	unlink(path);
+	CHECK(rmdir(root) == 0);
+	free(ctx);
+}
+
 int main(void)
 {
 	FILE *devnull = fopen("/dev/null", "w");
@@ -197,10 +311,12 @@ int main(void)
 	test_classes();
 	test_unaligned_offset();
 	test_opts();
+	test_thr_start();
+	test_cgroup_enter();
 	rv_usage(devnull, "rv");
 	fclose(devnull);
-	if (failures) {
-		fprintf(stderr, "reclaim-verify unit tests: %d FAILED\n", failures);
+	if (unit_failures) {
+		fprintf(stderr, "reclaim-verify unit tests: %d FAILED\n", unit_failures);
 		return 1;
 	}
 	printf("reclaim-verify unit tests: all passed\n");

@@ -117,6 +117,17 @@ double vf_now(void)
 	return tick_us / 1e6;
 }
 
+/* Start a thread of the run: 0, or -1 after saying why */
+static int spawn(pthread_t *t, void *(*fn)(void *), const char *what)
+{
+	int err = pthread_create(t, NULL, fn, NULL);
+
+	if (err)
+		fprintf(stderr, "verbs-fuzz: setup: cannot start the %s thread: %s\n", what,
+			strerror(err));
+	return err ? -1 : 0;
+}
+
 static void *ticker(void *arg)
 {
 	struct timespec a, b;
@@ -453,7 +464,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "verbs-fuzz: setup: %s\n", err);
 		return 2;
 	}
-	pthread_create(&tk, NULL, ticker, NULL);
+	/* without the ticker the clock stands still: no time limit, no hang check */
+	if (spawn(&tk, ticker, "ticker"))
+		return 2;
 	printf("verbs-fuzz: seed 0x%llx, %s%.0f s, %s%llu ops, classes 0x%x, device %s, "
 	       "hugepages %s, qp_ex %s, poison %s, inject %s, kmsg %s\n",
 	       (unsigned long long)W.o.seed, W.o.time ? "" : "no limit/", W.o.time,
@@ -475,9 +488,13 @@ int main(int argc, char **argv)
 	if (W.finding)
 		goto end;
 
-	pthread_create(&tt, NULL, traffic_thread, NULL);
-	if (!W.o.serial)
-		pthread_create(&ct, NULL, chaos_thread, NULL);
+	if (spawn(&tt, traffic_thread, "traffic"))
+		return 2;
+	if (!W.o.serial && spawn(&ct, chaos_thread, "chaos")) {
+		W.stop = 1;
+		pthread_join(tt, NULL);
+		return 2;
+	}
 	while (!W.stop) {
 		usleep(100000);
 		if (W.o.progress && vf_now() - last_progress >= W.o.progress) {

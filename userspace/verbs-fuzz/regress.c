@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -38,6 +39,69 @@ static int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
 		usleep(1000);
 	}
 	return 0;
+}
+
+/* want_recv of expect_wc() when no receive is posted */
+#define NO_RECV (-1)
+
+/*
+ * The tail the cases share.  post_err is what posting the WR on p's
+ * requester returned (0: it went): wait for its completion (and, unless
+ * want_recv is NO_RECV, for the receive it meets at the responder), 10 s
+ * each at most, destroy the pair and compare the statuses with the
+ * expected ones.  0 when they match; -1 with "WHAT: what happened" added
+ * to why (after a "; " when why holds a message already), WHAT from fmt.
+ */
+static int expect_wc(struct lb_pair *p, int post_err, enum ibv_wc_status want, int want_recv,
+		     char *why, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+static int expect_wc(struct lb_pair *p, int post_err, enum ibv_wc_status want, int want_recv,
+		     char *why, size_t len, const char *fmt, ...)
+{
+	enum ibv_wc_status st = IBV_WC_SUCCESS, rst = IBV_WC_SUCCESS;
+	int got = 0, rgot = want_recv == NO_RECV;
+	size_t at = strlen(why);
+	char what[512];
+	struct ibv_wc wc;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	while (!post_err && (!got || !rgot)) {
+		/* the receive completes on the responder's CQ (often the same) */
+		if (wait_wc(got ? p->b.cq : p->a.cq, &wc) != 1)
+			break;
+		if (!got && wc.qp_num == p->a.qp->qp_num) {
+			st = wc.status;
+			got = 1;
+		} else if (!rgot && wc.qp_num == p->b.qp->qp_num) {
+			rst = wc.status;
+			rgot = 1;
+		}
+	}
+	lb_pair_destroy(p);
+	if (got && rgot && st == want && (want_recv == NO_RECV || rst == (enum ibv_wc_status)want_recv))
+		return 0;
+	if (at >= len)
+		return -1;
+	if (at)
+		at += (size_t)snprintf(why + at, len - at, "; ");
+	if (at >= len)
+		return -1;
+	if (post_err)
+		snprintf(why + at, len - at, "%s: post failed", what);
+	else if (want_recv == NO_RECV && !got)
+		snprintf(why + at, len - at, "%s: no completion", what);
+	else if (want_recv == NO_RECV)
+		snprintf(why + at, len - at, "%s: %s, expected %s", what, ibv_wc_status_str(st),
+			 ibv_wc_status_str(want));
+	else
+		snprintf(why + at, len - at, "%s: requester %s, receive %s; expected %s and %s",
+			 what, got ? ibv_wc_status_str(st) : "no completion",
+			 rgot ? ibv_wc_status_str(rst) : "no completion", ibv_wc_status_str(want),
+			 ibv_wc_status_str((enum ibv_wc_status)want_recv));
+	return -1;
 }
 
 /* A page of memory and its MR (pinned) */
@@ -104,6 +168,23 @@ static int make_pair(struct lb_dev *d, struct lb_pair *p, uint8_t dest_rd, char 
 	return make_pair_mtu(d, p, dest_rd, 0, why, len);
 }
 
+/* make_pair() and the next free WQE of its requester's send ring (r), to
+ * be written by hand and posted with ring_post(); NULL with why set */
+static struct rxe_send_wqe *make_pair_wqe(struct lb_dev *d, struct lb_pair *p, uint8_t dest_rd,
+					  struct vf_ring *r, char *why, size_t len)
+{
+	char err[256];
+
+	if (make_pair(d, p, dest_rd, why, len))
+		return NULL;
+	if (ring_find_sq(p->a.qp, 2, r, err, sizeof(err))) {
+		snprintf(why, len, "send ring: %s", err);
+		lb_pair_destroy(p);
+		return NULL;
+	}
+	return ring_next(r);
+}
+
 /*
  * Found by verbs-fuzz (class badop): ibv_post_send() with opcode
  * IB_WR_REG_MR (0x20) on a user RC QP made rxe run rxe_reg_fast_mr() on
@@ -129,29 +210,17 @@ static int t_user_kernel_opcodes(struct lb_dev *d, char *why, size_t len)
 					  .opcode = (enum ibv_wr_opcode)ops[i],
 					  .send_flags = IBV_SEND_SIGNALED }, *bad;
 		struct lb_pair p;
-		struct ibv_wc wc;
-		int r;
 
 		wr.wr.rdma.remote_addr = (uintptr_t)b.buf;
 		wr.wr.rdma.rkey = b.mr->rkey;
 		if (make_pair(d, &p, 4, why, len))
 			goto out;
-		r = ibv_post_send(p.a.qp, &wr, &bad);
-		if (!r)
-			r = wait_wc(p.a.cq, &wc) == 1 ? 0 : -1;
-		else
-			r = 1;	/* refused at post: also fine */
-		lb_pair_destroy(&p);
-		if (r < 0) {
-			snprintf(why, len, "opcode 0x%x: no completion", ops[i]);
-			goto out;
+		if (ibv_post_send(p.a.qp, &wr, &bad)) {
+			lb_pair_destroy(&p);	/* refused at post: also fine */
+			continue;
 		}
-		if (!r && wc.status != IBV_WC_LOC_QP_OP_ERR) {
-			snprintf(why, len, "opcode 0x%x completed with %s, expected %s", ops[i],
-				 ibv_wc_status_str(wc.status),
-				 ibv_wc_status_str(IBV_WC_LOC_QP_OP_ERR));
+		if (expect_wc(&p, 0, IBV_WC_LOC_QP_OP_ERR, NO_RECV, why, len, "opcode 0x%x", ops[i]))
 			goto out;
-		}
 	}
 	ret = 0;
 out:
@@ -173,23 +242,16 @@ static int t_flush_no_resources(struct lb_dev *d, char *why, size_t len)
 	struct vf_ring r;
 	struct rxe_send_wqe *e;
 	struct vf_flush_wr *f;
-	struct ibv_wc wc;
 	struct rbuf b;
-	char err[256];
 	int ret = -1, dest;
 
 	if (rbuf_make(d, &b, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 				     VF_ACCESS_FLUSH_GLOBAL, why, len))
 		return -1;
 	for (dest = 4; dest >= 0; dest -= 4) {
-		if (make_pair(d, &p, (uint8_t)dest, why, len))
+		e = make_pair_wqe(d, &p, (uint8_t)dest, &r, why, len);
+		if (!e)
 			goto out;
-		if (ring_find_sq(p.a.qp, 2, &r, err, sizeof(err))) {
-			snprintf(why, len, "send ring: %s", err);
-			lb_pair_destroy(&p);
-			goto out;
-		}
-		e = ring_next(&r);
 		f = (struct vf_flush_wr *)&e->wr.wr;
 		e->wr.wr_id = 1;
 		e->wr.opcode = VF_WR_FLUSH;
@@ -201,18 +263,9 @@ static int t_flush_no_resources(struct lb_dev *d, char *why, size_t len)
 		f->level = VF_FLUSH_RANGE;
 		e->iova = (uintptr_t)b.buf;
 		e->dma.length = e->dma.resid = 64;
-		if (ring_post(&r) || wait_wc(p.a.cq, &wc) != 1) {
-			snprintf(why, len, "FLUSH (responder resources %d): no completion", dest);
-			lb_pair_destroy(&p);
+		if (expect_wc(&p, ring_post(&r), dest ? IBV_WC_SUCCESS : IBV_WC_REM_INV_REQ_ERR,
+			      NO_RECV, why, len, "FLUSH with %d responder resources", dest))
 			goto out;
-		}
-		lb_pair_destroy(&p);
-		if (wc.status != (dest ? IBV_WC_SUCCESS : IBV_WC_REM_INV_REQ_ERR)) {
-			snprintf(why, len, "FLUSH with %d responder resources: %s, expected %s", dest,
-				 ibv_wc_status_str(wc.status),
-				 ibv_wc_status_str(dest ? IBV_WC_SUCCESS : IBV_WC_REM_INV_REQ_ERR));
-			goto out;
-		}
 	}
 	ret = 0;
 out:
@@ -237,7 +290,6 @@ static int t_odp_hugetlb_small_pages(struct lb_dev *d, char *why, size_t len)
 	struct ibv_mr *odp = NULL;
 	struct lb_pair p;
 	struct rbuf b;
-	struct ibv_wc wc;
 	int ret = -1;
 
 	/*
@@ -277,19 +329,11 @@ static int t_odp_hugetlb_small_pages(struct lb_dev *d, char *why, size_t len)
 
 		wr.wr.rdma.remote_addr = (uintptr_t)buf + 4096 + 100;
 		wr.wr.rdma.rkey = odp->rkey;
-		if (ibv_post_send(p.a.qp, &wr, &bad)) {
-			snprintf(why, len, "ibv_post_send failed");
-		} else if (wait_wc(p.a.cq, &wc) != 1) {
-			snprintf(why, len, "RDMA WRITE into the MR: no completion in 10 s (RNR NAK "
-				 "for a fault that can never succeed?)");
-		} else if (wc.status != IBV_WC_REM_ACCESS_ERR) {
-			snprintf(why, len, "RDMA WRITE into the MR: %s, expected %s",
-				 ibv_wc_status_str(wc.status), ibv_wc_status_str(IBV_WC_REM_ACCESS_ERR));
-		} else {
+		/* no completion in 10 s: an RNR NAK loop for a fault that can never succeed */
+		if (!expect_wc(&p, ibv_post_send(p.a.qp, &wr, &bad), IBV_WC_REM_ACCESS_ERR, NO_RECV,
+			       why, len, "RDMA WRITE into the ODP HUGETLB MR"))
 			ret = 0;
-		}
 	}
-	lb_pair_destroy(&p);
 out:
 	if (odp)
 		ibv_dereg_mr(odp);
@@ -321,18 +365,10 @@ static int t_user_wqe_fields(struct lb_dev *d, char *why, size_t len)
 		};
 		struct lb_pair p;
 		struct vf_ring r;
-		struct rxe_send_wqe *e;
-		struct ibv_wc wc;
-		char err[256];
+		struct rxe_send_wqe *e = make_pair_wqe(d, &p, 4, &r, why, len);
 
-		if (make_pair(d, &p, 4, why, len))
+		if (!e)
 			goto out;
-		if (ring_find_sq(p.a.qp, 2, &r, err, sizeof(err))) {
-			snprintf(why, len, "send ring: %s", err);
-			lb_pair_destroy(&p);
-			goto out;
-		}
-		e = ring_next(&r);
 		e->wr.wr_id = 1;
 		e->wr.send_flags = IBV_SEND_SIGNALED | (k < 3 ? IBV_SEND_INLINE : 0);
 		e->wr.opcode = k < 3 ? IBV_WR_RDMA_WRITE : VF_WR_ATOMIC_WRITE;
@@ -342,17 +378,9 @@ static int t_user_wqe_fields(struct lb_dev *d, char *why, size_t len)
 		e->dma.sge_offset = k == 0 ? 1u << 30 : k == 2 ? (uint32_t)r.elem - 60 : 0;
 		if (k == 3)
 			e->dma.length = e->dma.resid = 4096;
-		if (ring_post(&r) || wait_wc(p.a.cq, &wc) != 1) {
-			snprintf(why, len, "%s: no completion", what[k]);
-			lb_pair_destroy(&p);
+		if (expect_wc(&p, ring_post(&r), IBV_WC_LOC_QP_OP_ERR, NO_RECV, why, len, "%s",
+			      what[k]))
 			goto out;
-		}
-		lb_pair_destroy(&p);
-		if (wc.status != IBV_WC_LOC_QP_OP_ERR) {
-			snprintf(why, len, "%s: %s, expected %s", what[k], ibv_wc_status_str(wc.status),
-				 ibv_wc_status_str(IBV_WC_LOC_QP_OP_ERR));
-			goto out;
-		}
 	}
 	ret = 0;
 out:
@@ -650,31 +678,6 @@ out:
 	return ret;
 }
 
-/* The first completions of the requester (qa) and responder (qb) QPs on
- * their shared cq, 10 s each at most; a missing one gets
- * IBV_WC_GENERAL_ERR and -1 is returned */
-static int wait_two(struct ibv_cq *cq, uint32_t qa, uint32_t qb, struct ibv_wc *wa,
-		    struct ibv_wc *wb)
-{
-	struct ibv_wc wc;
-	int ga = 0, gb = 0;
-
-	while ((!ga || !gb) && wait_wc(cq, &wc) == 1) {
-		if (!ga && wc.qp_num == qa) {
-			*wa = wc;
-			ga = 1;
-		} else if (!gb && wc.qp_num == qb) {
-			*wb = wc;
-			gb = 1;
-		}
-	}
-	if (!ga)
-		wa->status = IBV_WC_GENERAL_ERR;
-	if (!gb)
-		wb->status = IBV_WC_GENERAL_ERR;
-	return ga && gb ? 0 : -1;
-}
-
 /*
  * Found by verbs-fuzz (KNOWN-ISSUES 7; patch 0027): a SEND longer than
  * the receive WQE it meets.  The IBA has the responder NAK it as an
@@ -726,7 +729,6 @@ static int t_send_longer_than_recv(struct lb_dev *d, char *why, size_t len)
 						  .opcode = IBV_WR_SEND,
 						  .send_flags = IBV_SEND_SIGNALED }, *bad;
 			struct ibv_recv_wr rw = { .wr_id = 2, .sg_list = &rs, .num_sge = 1 }, *rbad;
-			struct ibv_wc ws = { 0 }, wr_ = { 0 };
 			struct lb_pair p;
 			uint32_t k;
 
@@ -737,25 +739,12 @@ static int t_send_longer_than_recv(struct lb_dev *d, char *why, size_t len)
 				ibv_dereg_mr(mr);
 				goto out;
 			}
-			if (ibv_post_recv(p.b.qp, &rw, &rbad) || ibv_post_send(p.a.qp, &wr, &bad)) {
-				snprintf(why, len, "post: %s", strerror(errno));
-				lb_pair_destroy(&p);
-				ibv_dereg_mr(mr);
-				goto out;
-			}
-			/* a missing completion shows as GENERAL_ERR below */
-			wait_two(p.a.cq, p.a.qp->qp_num, p.b.qp->qp_num, &ws, &wr_);
-			lb_pair_destroy(&p);
 			/* every variant runs; the failing ones are listed */
-			if (ws.status != IBV_WC_REM_INV_REQ_ERR || wr_.status != IBV_WC_LOC_LEN_ERR) {
-				size_t at = strlen(why);
-
-				snprintf(why + at, len - at, "%s%u-byte SEND to a %u-byte %s "
-					 "receive (%s): requester %s, receive %s",
-					 at ? "; " : "", v[i].send, v[i].recv,
-					 odp ? "ODP" : "pinned", v[i].what,
-					 ibv_wc_status_str(ws.status),
-					 ibv_wc_status_str(wr_.status));
+			if (expect_wc(&p, ibv_post_recv(p.b.qp, &rw, &rbad) ||
+					  ibv_post_send(p.a.qp, &wr, &bad),
+				      IBV_WC_REM_INV_REQ_ERR, IBV_WC_LOC_LEN_ERR, why, len,
+				      "%u-byte SEND to a %u-byte %s receive (%s)", v[i].send,
+				      v[i].recv, odp ? "ODP" : "pinned", v[i].what)) {
 				nbad++;
 				continue;
 			}
@@ -769,14 +758,8 @@ static int t_send_longer_than_recv(struct lb_dev *d, char *why, size_t len)
 		}
 		ibv_dereg_mr(mr);
 	}
-	if (nbad) {
-		size_t at = strlen(why);
-
-		snprintf(why + at, len - at, "; expected %s and %s",
-			 ibv_wc_status_str(IBV_WC_REM_INV_REQ_ERR),
-			 ibv_wc_status_str(IBV_WC_LOC_LEN_ERR));
+	if (nbad)
 		goto out;
-	}
 	ret = 0;
 out:
 	if (dst != MAP_FAILED)
@@ -796,7 +779,6 @@ static int t_send_inv_bad_rkey(struct lb_dev *d, char *why, size_t len)
 {
 	struct rbuf src, dst;
 	struct lb_pair p;
-	struct ibv_wc ws = { 0 }, wr_ = { 0 };
 	int ret = -1;
 
 	if (rbuf_make(d, &src, IBV_ACCESS_LOCAL_WRITE, why, len))
@@ -816,23 +798,12 @@ static int t_send_inv_bad_rkey(struct lb_dev *d, char *why, size_t len)
 		struct ibv_recv_wr rw = { .wr_id = 2, .sg_list = &rs, .num_sge = 1 }, *rbad;
 
 		wr.invalidate_rkey = dst.mr->rkey;
-		if (ibv_post_recv(p.b.qp, &rw, &rbad) || ibv_post_send(p.a.qp, &wr, &bad)) {
-			snprintf(why, len, "post: %s", strerror(errno));
-			goto out;
-		}
+		if (!expect_wc(&p, ibv_post_recv(p.b.qp, &rw, &rbad) ||
+				   ibv_post_send(p.a.qp, &wr, &bad),
+			       IBV_WC_REM_INV_REQ_ERR, IBV_WC_REM_INV_REQ_ERR, why, len,
+			       "SEND with Invalidate of a user MR's R_Key"))
+			ret = 0;
 	}
-	/* a missing completion shows as GENERAL_ERR below */
-	wait_two(p.a.cq, p.a.qp->qp_num, p.b.qp->qp_num, &ws, &wr_);
-	if (ws.status != IBV_WC_REM_INV_REQ_ERR || wr_.status != IBV_WC_REM_INV_REQ_ERR) {
-		snprintf(why, len, "SEND with Invalidate of a user MR's R_Key: requester %s, "
-			 "receive %s; expected %s for both", ibv_wc_status_str(ws.status),
-			 ibv_wc_status_str(wr_.status),
-			 ibv_wc_status_str(IBV_WC_REM_INV_REQ_ERR));
-		goto out;
-	}
-	ret = 0;
-out:
-	lb_pair_destroy(&p);
 out_mr:
 	rbuf_free(&dst);
 	rbuf_free(&src);

@@ -107,8 +107,9 @@ static void usage(FILE *f)
 "                       MRs, at addresses between them); inside: N MRs tile\n"
 "                       the data (every page reclaim sees is in an MR)\n"
 "                       (default outside)\n"
-"  -s, --data MIB       data the process touches before each reclaim (default 256)\n"
-"  -R, --reclaim MIB    asked from memory.reclaim per measurement (default data/2)\n"
+"  -s, --size MIB       data the process touches before each reclaim (default 256;\n"
+"                       --data is the old name, as aging-probe says --size)\n"
+"  -R, --reclaim MIB    asked from memory.reclaim per measurement (default size/2)\n"
 "  -r, --reps N         repetitions, each with every mode (default 3)\n"
 "  -M, --modes LIST     odp_aging modes, comma separated: off,on (default),\n"
 "                       on,off, on or off; the order flips every repetition\n"
@@ -178,7 +179,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "cgroup", required_argument, NULL, 'c' },
 		{ "mrs", required_argument, NULL, 'n' },
 		{ "layout", required_argument, NULL, 'l' },
-		{ "data", required_argument, NULL, 's' },
+		{ "size", required_argument, NULL, 's' },
+		{ "data", required_argument, NULL, 's' },	/* the old name of --size */
 		{ "reclaim", required_argument, NULL, 'R' },
 		{ "reps", required_argument, NULL, 'r' },
 		{ "modes", required_argument, NULL, 'M' },
