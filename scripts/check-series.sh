@@ -26,9 +26,11 @@
 # --build   also build after every patch (slow: make series-check). Each
 #           step compiles every object of rxe's Makefile with W=1 and links
 #           them into rdma_rxe.o; any compiler warning or error fails the step,
-#           naming the patch. The step also lists the symbols rdma_rxe.o
-#           needs from kernel/ (our ODP files are copied in by the build,
-#           not added by a patch; see patches/README.md). After the last
+#           naming the patch. kernel/*.h are there from the start (rxe's
+#           files include some from patch 10 on); the step lists the kernel/
+#           headers its files include and the symbols rdma_rxe.o needs from
+#           kernel/ (our ODP files are copied in by the build, not added by
+#           a patch; see patches/README.md). After the last
 #           patch the whole module is built with kernel/ as
 #           scripts/build-module.sh does (W=1, modpost, no warnings).
 # --patches DIR  check DIR (holding series and the patches) instead of
@@ -159,6 +161,11 @@ if [ "$build" = 1 ]; then
 	kdir=${KDIR:-/lib/modules/$kver/build}
 	[ -f "$kdir/Makefile" ] || { echo "check-series: no headers for $kver in $kdir: run 'make deps'" >&2; exit 1; }
 	echo "check-series: building every step against $kdir"
+	# From patch 10 on, rxe's files include headers of kernel/ (untracked
+	# here, as in our build, where kernel/ is copied in after the series).
+	for f in "$TOP"/kernel/*.h; do
+		[ -e "$f" ] && cp "$f" "$repo/$rel/"
+	done
 fi
 # kmake LOG TARGET...: W=1 build in the repo's rxe directory; fails on any
 # warning or error (make's own '-jN forced in submake' notes aside).
@@ -172,6 +179,18 @@ kmake() {
 	if grep -E 'warning:|error:|^WARNING:|^ERROR:' "$log" | grep -vE '^make(\[[0-9]+\])?: '; then
 		return 1
 	fi
+}
+
+# kernel_headers: the headers that rxe's tracked files include and that are
+# not in the tree the series makes (they come from kernel/).
+kernel_headers() {
+	local h
+	{ g grep -h '^#include "' -- "$rel" || true; } | sed 's/^#include "\([^"]*\)".*/\1/' | sort -u |
+		while read -r h; do
+			if ! g ls-files --error-unmatch "$rel/$h" >/dev/null 2>&1; then
+				printf '%s ' "$h"
+			fi
+		done
 }
 
 # --- git am, patch by patch ---------------------------------------------------
@@ -199,7 +218,8 @@ for p in "${patches[@]}"; do
 			exit 1
 		fi
 		need=$(nm -u "$repo/$rel/rdma_rxe.o" | awk '$2 ~ /^rxe_/ {print $2}' | sort | tr '\n' ' ')
-		echo "check-series: $(printf '%02d' "$n") $p: builds (W=1), $(($(date +%s) - ts)) s${need:+; needs from kernel/: $need}"
+		hdrs=$(kernel_headers)
+		echo "check-series: $(printf '%02d' "$n") $p: builds (W=1), $(($(date +%s) - ts)) s${hdrs:+; includes from kernel/: $hdrs}${need:+; needs from kernel/: $need}"
 	else
 		echo "check-series: $(printf '%02d' "$n") $p: applies"
 	fi
