@@ -12,6 +12,8 @@
 #                machine, cached in /var/cache/rxe-odp) and our module for it
 #   make bench   the full benchmark (out of CI's budget)
 #   make fuzz    verbs-fuzz and roce-fuzz in guests (FUZZ_TIME=SEC, default 600)
+#   make series-check  patches/ as a git am series, built after every patch
+#                (scripts/check-series.sh --build; slow, not in make check)
 
 SHELL := /bin/bash
 TOP := $(CURDIR)
@@ -24,7 +26,7 @@ RXE_ODP_VERSION := rxe-odp-unknown
 endif
 export RXE_ODP_VERSION
 
-.PHONY: all deps module userspace debug-kernel check check-host check-guest demo demo2 bench fuzz dkms-src clean help
+.PHONY: all deps module userspace debug-kernel check check-host check-guest demo demo2 bench fuzz dkms-src series-check clean help
 
 all: module userspace
 
@@ -76,6 +78,11 @@ bench: deps all
 FUZZ_TIME ?= 600
 fuzz: deps all
 	@FUZZ_TIME=$(FUZZ_TIME) bash $(TOP)/scripts/fuzz.sh
+
+# git am onto Debian's 6.12 rxe, subjects, checkpatch, and a W=1 build after
+# every patch (tests/host/10-series.sh runs the same without the builds).
+series-check:
+	@bash $(TOP)/scripts/check-series.sh --build
 
 clean:
 	rm -rf $(B)
