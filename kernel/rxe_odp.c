@@ -786,6 +786,8 @@ static enum resp_states rxe_odp_atomic_map(struct rxe_mr *mr, u64 iova,
 {
 	int err;
 
+	lockdep_assert_held(&rxe_mr_odp(mr)->umem_mutex);
+
 	/* See IBA oA19-28 */
 	if (rxe_odp_iova_to_va(mr, iova, sizeof(u64), va))
 		return RESPST_ERR_RKEY_VIOLATION;
@@ -809,6 +811,7 @@ static enum resp_states rxe_odp_atomic_map(struct rxe_mr *mr, u64 iova,
 static void rxe_odp_atomic_done(struct rxe_mr *mr, u64 va, struct page *page)
 	__must_hold(&rxe_mr_odp(mr)->umem_mutex)
 {
+	lockdep_assert_held(&rxe_mr_odp(mr)->umem_mutex);
 	set_page_dirty(page);
 	rxe_odp_young_mark(mr, va, sizeof(u64));
 }
