@@ -9,12 +9,19 @@
  * hmm_range_fault() rewrites it without umem_mutex.
  *
  * Lock order:
- *   mmap_lock (read)  ->  umem_mutex  ->  atomic_ops_lock
- * mmap_lock is only taken by ib_umem_odp_map_dma_and_lock() and, after a
- * failed fault, by rxe_odp_fault_cause(), both while rxe holds nothing;
- * the faults both make under it may invalidate this very MR, which takes
- * umem_mutex inside mmap_lock as above. atomic_ops_lock (a spinlock) is
- * only taken for the read-modify-write itself.
+ *   mmap_lock  ->  umem_mutex  ->  atomic_ops_lock
+ * rxe takes mmap_lock only while it holds no lock of its own: for read in
+ * ib_umem_odp_map_dma_and_lock() (every fault), in rxe_odp_fault_cause()
+ * (after a failed fault) and in rxe_odp_prefetch_present() (its look at
+ * the page tables); for write in mmu_notifier_get(), when
+ * rxe_odp_young_attach() hooks a new MR into page aging. The faults made
+ * under it may invalidate this very MR, which takes umem_mutex inside
+ * mmap_lock as above. atomic_ops_lock (a spinlock of rxe_mr.c) is only
+ * taken for the read-modify-write itself, by rxe_mr_atomic_op_page().
+ * The rules are checked: a function that needs umem_mutex says
+ * __must_hold() and lockdep_assert_held(), one that takes mmap_lock
+ * lockdep_assert_not_held(umem_mutex); the debug kernel's tests run the
+ * assertions, sparse the annotations.
  *
  * Invalidate contract: rxe_odp_invalidate() takes umem_mutex, bumps the
  * notifier sequence and clears every dma_list entry overlapping the range.
@@ -24,13 +31,14 @@
  * or write-protect them. A range that may not block (OOM reaper) is
  * refused instead of sleeping on the mutex; the core retries later.
  *
- * Fault contract: rxe_odp_map_range_and_lock() is the one way to reach ODP
- * pages; it returns with umem_mutex held and the range valid for the
- * access, or fails with -EAGAIN (memory pressure: retry later) or -EFAULT
- * (never going to work: fail the access). It faults read-only for reads,
- * so reading never breaks COW or dirties a page, and read-write for
- * writes. It runs in process context or in the rxe_wq worker and is never
- * called with umem_mutex or a spinlock held: a fault may sleep, and may
+ * Fault contract: rxe_odp_map_range_locked() is the one way to reach ODP
+ * pages. Its caller takes umem_mutex and gets it back held, the range
+ * valid for the access until it drops the mutex, or an error: -EAGAIN
+ * (memory pressure: retry later) or -EFAULT (never going to work: fail
+ * the access). It faults read-only for reads, so reading never breaks
+ * COW or dirties a page, and read-write for writes. It runs in process
+ * context or in the rxe_wq worker, never under a spinlock, and drops
+ * umem_mutex while it faults: a fault takes mmap_lock, may sleep, and may
  * invalidate this very MR (COW break, zero page replaced). Nothing under
  * umem_mutex may allocate memory, since reclaim can call back into
  * rxe_odp_invalidate().
@@ -40,13 +48,14 @@
  * IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT, of the pages already
  * present only (rxe_odp_prefetch_present()), in process context
  * or in its own workqueue, holding a reference on the MR and no lock. It
- * adds nothing to the lock order above: it only releases umem_mutex once
- * the range is mapped, and never touches page contents.
+ * adds nothing to the lock order above: it holds umem_mutex only as the
+ * data path does, around the fault routine, and never touches page
+ * contents.
  *
  * Page aging (rxe_odp_young.c): rxe reaches ODP pages through kmap, so the
  * owner's PTE accessed bits never show that rxe used them. Every access
- * marks its pages in a per-MR bitmap (rxe_odp_touched(), umem_mutex held,
- * atomic operations only), and a second notifier, one per mm, answers
+ * marks its pages in a per-MR bitmap (rxe_odp_young_mark(), umem_mutex
+ * held, atomic operations only), and a second notifier, one per mm, answers
  * reclaim's young callbacks from it. That notifier never takes umem_mutex
  * (it runs under page-table spinlocks) and changes no translation, so it
  * adds nothing to the lock order above and is independent of
@@ -139,6 +148,26 @@ static inline struct ib_umem_odp *rxe_mr_odp(struct rxe_mr *mr)
 	return to_ib_umem_odp(mr->umem);
 }
 
+/*
+ * umem_mutex, taken and dropped so that sparse can count it: the mutex
+ * functions of 6.12 carry no context annotation, so without these sparse
+ * could not check that every way out of a __must_hold() function, or of
+ * one that takes the mutex, leaves it as it should.
+ */
+static inline void rxe_odp_lock(struct ib_umem_odp *odp)
+	__acquires(&odp->umem_mutex)
+{
+	mutex_lock(&odp->umem_mutex);
+	__acquire(&odp->umem_mutex);
+}
+
+static inline void rxe_odp_unlock(struct ib_umem_odp *odp)
+	__releases(&odp->umem_mutex)
+{
+	__release(&odp->umem_mutex);
+	mutex_unlock(&odp->umem_mutex);
+}
+
 /* umem pages are 4 KiB, or huge pages with IB_ACCESS_HUGETLB */
 static inline unsigned int rxe_odp_subpage_shift(struct ib_umem_odp *odp)
 {
@@ -154,18 +183,6 @@ static void rxe_odp_count(struct ib_umem_odp *odp, struct rxe_mr *mr,
 		atomic64_add(n, &mr->odp_stats[stat]);
 }
 
-/*
- * rxe has just accessed [va, va + len) of @mr's user mapping; umem_mutex
- * is held, so those pages are still mapped. This is the one place that
- * knows which pages rxe used, for page-use tracking to hook into. It must
- * not sleep or allocate memory.
- */
-static void rxe_odp_touched(struct rxe_mr *mr, u64 va, unsigned int len,
-			    bool write)
-{
-	rxe_odp_young_mark(mr, va, len);
-}
-
 static bool rxe_odp_invalidate(struct mmu_interval_notifier *mni,
 			       const struct mmu_notifier_range *range,
 			       unsigned long cur_seq)
@@ -179,7 +196,7 @@ static bool rxe_odp_invalidate(struct mmu_interval_notifier *mni,
 	if (!mmu_notifier_range_blockable(range))
 		return false;
 
-	mutex_lock(&odp->umem_mutex);
+	rxe_odp_lock(odp);
 	mmu_interval_set_seq(mni, cur_seq);
 
 	/*
@@ -200,7 +217,7 @@ static bool rxe_odp_invalidate(struct mmu_interval_notifier *mni,
 	rxe_odp_count(odp, mr, RXE_ODP_STAT_PAGES_INVALIDATED,
 		      (u64)(mapped - odp->npages) <<
 		      rxe_odp_subpage_shift(odp));
-	mutex_unlock(&odp->umem_mutex);
+	rxe_odp_unlock(odp);
 
 	return true;
 }
@@ -250,9 +267,9 @@ int rxe_odp_mr_init_user(struct rxe_dev *rxe, u64 start, u64 length,
 	}
 
 	/* The notifier is live already: publish @mr to it under its lock */
-	mutex_lock(&odp->umem_mutex);
+	rxe_odp_lock(odp);
 	odp->private = mr;
-	mutex_unlock(&odp->umem_mutex);
+	rxe_odp_unlock(odp);
 
 	mr->umem = &odp->umem;
 	mr->ibmr.iova = iova;
@@ -292,7 +309,9 @@ static int rxe_odp_iova_to_va(struct rxe_mr *mr, u64 iova, u64 length,
 
 static inline bool rxe_odp_entry_ok(struct ib_umem_odp *odp,
 				    unsigned long idx, u64 perm)
+	__must_hold(&odp->umem_mutex)
 {
+	lockdep_assert_held(&odp->umem_mutex);
 	return (odp->dma_list[idx] & perm) == perm;
 }
 
@@ -331,6 +350,9 @@ static int rxe_odp_fault_cause(struct ib_umem_odp *odp, u64 va,
 	struct vm_area_struct *vma;
 	u64 end = va + len;
 	int err = 0;
+
+	/* mmap_lock comes before umem_mutex */
+	lockdep_assert_not_held(&odp->umem_mutex);
 
 	if (!mmget_not_zero(mm))
 		return -EFAULT;
@@ -378,21 +400,26 @@ static int rxe_odp_fault_failed(struct ib_umem_odp *odp, int err, u64 va,
 }
 
 /*
- * __rxe_odp_map_range_and_lock - make [@va, @va + @len) of @mr accessible
+ * rxe_odp_map_range_locked - make [@va, @va + @len) of @mr accessible
  * @write: the access writes, so the pages must be mapped writable
  * @prefetch: no access follows: count the pages as prefetched, not as
  *	faulted, and a failure not as a fault error of the data path
  *
- * Returns 0 with umem_mutex held; without it, -EAGAIN when the range could
- * not be faulted in now for memory pressure but may be later, or -EFAULT
- * when it can never be accessed (see rxe_odp_fault_failed()). When a fault
- * is needed it also covers up to odp_fault_ahead following pages of the MR
- * that are not mapped with the needed permission yet, so a stream of
- * MTU-sized packets does not fault once per packet.
+ * Called and returns with umem_mutex held, and drops it while it faults:
+ * a fault takes mmap_lock, which comes first in the lock order, may sleep,
+ * and may invalidate this very MR (as __xas_nomem() drops the xa_lock to
+ * allocate). Returns 0 with the range valid for the access until the
+ * caller drops umem_mutex; -EAGAIN when the range could not be faulted in
+ * now for memory pressure but may be later, or -EFAULT when it can never
+ * be accessed (see rxe_odp_fault_failed()). When a fault is needed it also
+ * covers up to odp_fault_ahead following pages of the MR that are not
+ * mapped with the needed permission yet, so a stream of MTU-sized packets
+ * does not fault once per packet.
  */
-static int __rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
-					unsigned int len, bool write,
-					bool prefetch)
+static int rxe_odp_map_range_locked(struct rxe_mr *mr, u64 va,
+				    unsigned int len, bool write,
+				    bool prefetch)
+	__must_hold(&rxe_mr_odp(mr)->umem_mutex)
 {
 	struct ib_umem_odp *odp = rxe_mr_odp(mr);
 	u64 perm = ODP_READ_ALLOWED_BIT | (write ? ODP_WRITE_ALLOWED_BIT : 0);
@@ -401,6 +428,7 @@ static int __rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
 	int tries, np, err, resolved = 0;
 	u64 start;
 
+	lockdep_assert_held(&odp->umem_mutex);
 	might_sleep();
 
 	if (write && !odp->umem.writable) {
@@ -415,13 +443,19 @@ static int __rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
 	ahead = min_t(unsigned int, READ_ONCE(odp_fault_ahead),
 		      RXE_ODP_MAX_FAULT_AHEAD) >> rxe_odp_subpage_shift(odp);
 
-	mutex_lock(&odp->umem_mutex);
 	for (tries = 0; ; tries++) {
 		for (idx = first; idx <= need; idx++)
 			if (!rxe_odp_entry_ok(odp, idx, perm))
 				break;
 		if (idx > need)
 			return 0;
+
+		if (tries == RXE_ODP_FAULT_TRIES) {
+			/* the faults worked, the range was invalidated after each */
+			np = -EAGAIN;
+			err = -EAGAIN;
+			goto out_err;
+		}
 
 		/*
 		 * Only the first attempt faults ahead: the pages after the
@@ -432,28 +466,24 @@ static int __rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
 		stop = tries ? need : min(need + ahead, max_idx);
 		while (last < stop && !rxe_odp_entry_ok(odp, last + 1, perm))
 			last++;
-		mutex_unlock(&odp->umem_mutex);
+		rxe_odp_unlock(odp);
 
-		if (tries == RXE_ODP_FAULT_TRIES) {
-			/* the faults worked, the range was invalidated after each */
-			np = -EAGAIN;
-			err = -EAGAIN;
-			goto out_err;
-		}
 		if (tries > 1)
 			cond_resched();
 
 		if (unlikely(rxe_odp_inject_failure())) {
 			np = -EBUSY;
 			err = rxe_odp_fault_failed(odp, np, va, len, write);
-			goto out_err;
+			goto out_relock;
 		}
 
+		/* takes mmap_lock; on success returns with umem_mutex held */
 		start = ib_umem_start(odp) + ((u64)idx << shift);
 		np = ib_umem_odp_map_dma_and_lock(odp, start,
 						  (u64)(last - idx + 1) << shift,
 						  perm, true);
 		if (np >= 0) {
+			__acquire(&odp->umem_mutex);
 			resolved = 0;
 			np <<= rxe_odp_subpage_shift(odp);
 			if (prefetch) {
@@ -474,7 +504,7 @@ static int __rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
 		if (last == need) {
 			err = rxe_odp_fault_failed(odp, np, va, len, write);
 			if (err)
-				goto out_err;
+				goto out_relock;
 			/*
 			 * The core faulted in what hmm could not. If hmm
 			 * fails on it again right after, it cannot map
@@ -482,12 +512,14 @@ static int __rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
 			 */
 			if (++resolved == 2) {
 				err = -EFAULT;
-				goto out_err;
+				goto out_relock;
 			}
 		}
-		mutex_lock(&odp->umem_mutex);
+		rxe_odp_lock(odp);
 	}
 
+out_relock:
+	rxe_odp_lock(odp);
 out_err:
 	rxe_dbg_mr(mr, "%s fault at va %#llx length %u failed, err = %d: %s\n",
 		   write ? "write" : "read", va, len, np,
@@ -499,38 +531,34 @@ out_err:
 	return -EFAULT;
 }
 
-static int rxe_odp_map_range_and_lock(struct rxe_mr *mr, u64 va,
-				      unsigned int len, bool write)
-{
-	return __rxe_odp_map_range_and_lock(mr, va, len, write, false);
-}
-
 /*
  * rxe_odp_prefetch - map [@va, @va + @len) of @mr before rxe accesses it
  * @write: map the pages writable (breaks COW), else read-only
  *
  * The data path's fault, fault-ahead included, without the access. The
  * caller checked the range against the MR. Returns 0, or -EAGAIN or
- * -EFAULT as rxe_odp_map_range_and_lock() does.
+ * -EFAULT as rxe_odp_map_range_locked() does.
  */
 int rxe_odp_prefetch(struct rxe_mr *mr, u64 va, unsigned int len, bool write)
 {
+	struct ib_umem_odp *odp = rxe_mr_odp(mr);
 	int err;
 
-	err = __rxe_odp_map_range_and_lock(mr, va, len, write, true);
-	if (err)
-		return err;
-	mutex_unlock(&rxe_mr_odp(mr)->umem_mutex);
-	return 0;
+	rxe_odp_lock(odp);
+	err = rxe_odp_map_range_locked(mr, va, len, write, true);
+	rxe_odp_unlock(odp);
+	return err;
 }
 
-/* Umem pages in [@first, @last] that rxe can read now; umem_mutex held */
+/* Umem pages in [@first, @last] that rxe can read now */
 static unsigned long rxe_odp_count_mapped(struct ib_umem_odp *odp,
 					  unsigned long first,
 					  unsigned long last)
+	__must_hold(&odp->umem_mutex)
 {
 	unsigned long idx, n = 0;
 
+	lockdep_assert_held(&odp->umem_mutex);
 	for (idx = first; idx <= last; idx++)
 		n += rxe_odp_entry_ok(odp, idx, ODP_READ_ALLOWED_BIT);
 	return n;
@@ -555,12 +583,15 @@ static void rxe_odp_map_present(struct rxe_mr *mr, u64 va, u64 len,
 	u64 perm = ODP_READ_ALLOWED_BIT | (write ? ODP_WRITE_ALLOWED_BIT : 0);
 	int np;
 
+	/* the core's fault takes mmap_lock, which comes before umem_mutex */
+	lockdep_assert_not_held(&odp->umem_mutex);
+
 	first = (va - ib_umem_start(odp)) >> shift;
 	last = (va + len - 1 - ib_umem_start(odp)) >> shift;
 
-	mutex_lock(&odp->umem_mutex);
+	rxe_odp_lock(odp);
 	before = rxe_odp_count_mapped(odp, first, last);
-	mutex_unlock(&odp->umem_mutex);
+	rxe_odp_unlock(odp);
 
 	np = ib_umem_odp_map_dma_and_lock(odp, va, len, perm, true);
 	if (np < 0) {
@@ -568,8 +599,9 @@ static void rxe_odp_map_present(struct rxe_mr *mr, u64 va, u64 len,
 			   va, np);
 		return;
 	}
+	__acquire(&odp->umem_mutex);
 	after = rxe_odp_count_mapped(odp, first, last);
-	mutex_unlock(&odp->umem_mutex);
+	rxe_odp_unlock(odp);
 	if (after > before)
 		rxe_odp_count(odp, mr, RXE_ODP_STAT_PAGES_PREFETCHED,
 			      (u64)(after - before) <<
@@ -609,6 +641,8 @@ int rxe_odp_prefetch_present(struct rxe_mr *mr, u64 va, unsigned int len)
 	bool write;
 
 	might_sleep();
+	/* mmap_lock comes before umem_mutex */
+	lockdep_assert_not_held(&odp->umem_mutex);
 
 	pfns = kvcalloc(npfns, sizeof(*pfns), GFP_KERNEL);
 	if (!pfns)
@@ -653,12 +687,15 @@ out_free:
 	return err;
 }
 
-/* The 4 KiB page holding @va; its umem page must be mapped (umem_mutex) */
+/* The 4 KiB page holding @va; its umem page must be mapped */
 static struct page *rxe_odp_va_to_page(struct ib_umem_odp *odp, u64 va)
+	__must_hold(&odp->umem_mutex)
 {
 	u64 off = va - ib_umem_start(odp);
-	dma_addr_t dma = odp->dma_list[off >> odp->page_shift];
+	dma_addr_t dma;
 
+	lockdep_assert_held(&odp->umem_mutex);
+	dma = odp->dma_list[off >> odp->page_shift];
 	return ib_virt_dma_to_page((dma & ODP_DMA_ADDR_MASK) +
 				   (off & ((1ULL << odp->page_shift) - 1)));
 }
@@ -668,31 +705,27 @@ static struct page *rxe_odp_va_to_page(struct ib_umem_odp *odp, u64 va)
  * dirty. The core dirties a page when it unmaps an entry that still has
  * ODP_WRITE_ALLOWED_BIT, but a later read fault over the same page resyncs
  * the entry to read-only, and a clean swap-cache page is then dropped by
- * reclaim with rxe's data in it. Dirty the page when rxe writes it;
- * umem_mutex keeps it from being unmapped meanwhile, as in the core.
+ * reclaim with rxe's data in it. So every write of rxe dirties the page
+ * (set_page_dirty()) while umem_mutex keeps it mapped, as in the core.
  */
-static void rxe_odp_dirty_page(struct page *page)
-{
-	set_page_dirty(page);
-}
-
 static void rxe_odp_copy_locked(struct ib_umem_odp *odp, u64 va, void *addr,
 				unsigned int length, enum rxe_mr_copy_dir dir)
+	__must_hold(&odp->umem_mutex)
 {
+	lockdep_assert_held(&odp->umem_mutex);
+
 	while (length) {
 		unsigned int offset = offset_in_page(va);
 		unsigned int bytes = min_t(unsigned int, length,
 					   PAGE_SIZE - offset);
 		struct page *page = rxe_odp_va_to_page(odp, va);
-		u8 *kaddr = kmap_local_page(page);
 
 		if (dir == RXE_FROM_MR_OBJ) {
-			memcpy(addr, kaddr + offset, bytes);
+			memcpy_from_page(addr, page, offset, bytes);
 		} else {
-			memcpy(kaddr + offset, addr, bytes);
-			rxe_odp_dirty_page(page);
+			memcpy_to_page(page, offset, addr, bytes);
+			set_page_dirty(page);
 		}
-		kunmap_local(kaddr);
 
 		va += bytes;
 		addr += bytes;
@@ -712,23 +745,26 @@ int rxe_odp_mr_copy(struct rxe_mr *mr, u64 iova, void *addr,
 {
 	struct ib_umem_odp *odp = rxe_mr_odp(mr);
 	bool write = dir == RXE_TO_MR_OBJ;
-	u64 va;
+	/*
+	 * rxe_mr_copy() checked [iova, iova + length) against the MR; the
+	 * sum cannot wrap: umem address + length was checked at registration
+	 */
+	u64 va = mr->umem->address + (iova - mr->ibmr.iova);
 	int err;
-
-	err = rxe_odp_iova_to_va(mr, iova, length, &va);
-	if (err)
-		return err;
 
 	while (length) {
 		unsigned int chunk = min_t(unsigned int, length,
 					   RXE_ODP_MAX_CHUNK);
 
-		err = rxe_odp_map_range_and_lock(mr, va, chunk, write);
+		rxe_odp_lock(odp);
+		err = rxe_odp_map_range_locked(mr, va, chunk, write, false);
+		if (!err) {
+			rxe_odp_copy_locked(odp, va, addr, chunk, dir);
+			rxe_odp_young_mark(mr, va, chunk);
+		}
+		rxe_odp_unlock(odp);
 		if (err)
 			return err;
-		rxe_odp_copy_locked(odp, va, addr, chunk, dir);
-		rxe_odp_touched(mr, va, chunk, write);
-		mutex_unlock(&odp->umem_mutex);
 
 		va += chunk;
 		addr += chunk;
@@ -739,15 +775,18 @@ int rxe_odp_mr_copy(struct rxe_mr *mr, u64 iova, void *addr,
 }
 
 /*
- * Map the 8 bytes at @iova of @mr for an atomic access. Returns RESPST_NONE
- * with umem_mutex held and *@va and *@page set, or the responder's error
- * without the mutex: RESPST_ERR_ODP_RNR when the page may be faulted in
- * later, so the requester retries instead of the QP failing.
+ * Map the 8 bytes at @iova of @mr writable for an atomic access. Returns
+ * RESPST_NONE with *@va and *@page set, or the responder's error:
+ * RESPST_ERR_ODP_RNR when the page may be faulted in later, so the
+ * requester retries instead of the QP failing.
  */
 static enum resp_states rxe_odp_atomic_map(struct rxe_mr *mr, u64 iova,
 					   u64 *va, struct page **page)
+	__must_hold(&rxe_mr_odp(mr)->umem_mutex)
 {
 	int err;
+
+	lockdep_assert_held(&rxe_mr_odp(mr)->umem_mutex);
 
 	/* See IBA oA19-28 */
 	if (rxe_odp_iova_to_va(mr, iova, sizeof(u64), va))
@@ -759,7 +798,7 @@ static enum resp_states rxe_odp_atomic_map(struct rxe_mr *mr, u64 iova,
 		return RESPST_ERR_MISALIGNED_ATOMIC;
 	}
 
-	err = rxe_odp_map_range_and_lock(mr, *va, sizeof(u64), true);
+	err = rxe_odp_map_range_locked(mr, *va, sizeof(u64), true, false);
 	if (err)
 		return err == -EAGAIN ? RESPST_ERR_ODP_RNR :
 					RESPST_ERR_RKEY_VIOLATION;
@@ -768,66 +807,57 @@ static enum resp_states rxe_odp_atomic_map(struct rxe_mr *mr, u64 iova,
 	return RESPST_NONE;
 }
 
-/* rxe wrote the 8 bytes at @va through @page: release what the map took */
+/* rxe wrote the 8 bytes at @va through @page (see rxe_odp_copy_locked()) */
 static void rxe_odp_atomic_done(struct rxe_mr *mr, u64 va, struct page *page)
+	__must_hold(&rxe_mr_odp(mr)->umem_mutex)
 {
-	rxe_odp_dirty_page(page);
-	rxe_odp_touched(mr, va, sizeof(u64), true);
-	mutex_unlock(&rxe_mr_odp(mr)->umem_mutex);
+	lockdep_assert_held(&rxe_mr_odp(mr)->umem_mutex);
+	set_page_dirty(page);
+	rxe_odp_young_mark(mr, va, sizeof(u64));
 }
 
 /* Returns a resp_states value, as rxe_mr_do_atomic_op() does */
 int rxe_odp_atomic_op(struct rxe_mr *mr, u64 iova, int opcode,
 		      u64 compare, u64 swap_add, u64 *orig_val)
 {
+	struct ib_umem_odp *odp = rxe_mr_odp(mr);
 	enum resp_states err;
 	struct page *page;
-	u64 value, va, *p;
-	u64 *kaddr;
+	u64 va;
 
+	rxe_odp_lock(odp);
 	err = rxe_odp_atomic_map(mr, iova, &va, &page);
-	if (err)
-		return err;
-
-	kaddr = kmap_local_page(page);
-	p = &kaddr[offset_in_page(va) >> 3];
-
-	spin_lock_bh(&atomic_ops_lock);
-	value = *p;
-	*orig_val = value;
-	if (opcode == IB_OPCODE_RC_COMPARE_SWAP) {
-		if (value == compare)
-			*p = swap_add;
-	} else {
-		*p = value + swap_add;
+	if (!err) {
+		*orig_val = rxe_mr_atomic_op_page(page, offset_in_page(va),
+						  opcode, compare, swap_add);
+		rxe_odp_atomic_done(mr, va, page);
 	}
-	spin_unlock_bh(&atomic_ops_lock);
+	rxe_odp_unlock(odp);
 
-	kunmap_local(kaddr);
-	rxe_odp_atomic_done(mr, va, page);
-
-	return RESPST_NONE;
+	return err;
 }
 
 #if defined CONFIG_64BIT
 /* Returns a resp_states value, as rxe_mr_do_atomic_write() does */
 int rxe_odp_atomic_write(struct rxe_mr *mr, u64 iova, u64 value)
 {
+	struct ib_umem_odp *odp = rxe_mr_odp(mr);
 	enum resp_states err;
 	struct page *page;
 	u64 va, *kaddr;
 
+	rxe_odp_lock(odp);
 	err = rxe_odp_atomic_map(mr, iova, &va, &page);
-	if (err)
-		return err;
+	if (!err) {
+		kaddr = kmap_local_page(page);
+		/* Do atomic write after all prior operations have completed */
+		smp_store_release(&kaddr[offset_in_page(va) >> 3], value);
+		kunmap_local(kaddr);
+		rxe_odp_atomic_done(mr, va, page);
+	}
+	rxe_odp_unlock(odp);
 
-	kaddr = kmap_local_page(page);
-	/* Do atomic write after all prior operations have completed */
-	smp_store_release(&kaddr[offset_in_page(va) >> 3], value);
-	kunmap_local(kaddr);
-	rxe_odp_atomic_done(mr, va, page);
-
-	return RESPST_NONE;
+	return err;
 }
 #else
 int rxe_odp_atomic_write(struct rxe_mr *mr, u64 iova, u64 value)
@@ -869,11 +899,13 @@ bool rxe_odp_local_retry(struct rxe_dev *rxe, unsigned long *since)
 
 /*
  * Write back the CPU cache for the pages of [iova, iova + length) that rxe
- * can reach now. Registration refuses IB_ACCESS_FLUSH_PERSISTENT for ODP,
- * so the responder does not get here; it is kept correct regardless. It
- * does not fault: a page rxe cannot reach holds nothing rxe wrote since
- * it was last invalidated, and faulting a whole MR in for a flush would
- * defeat ODP.
+ * can reach now. Registration refuses IB_ACCESS_FLUSH_PERSISTENT for an
+ * ODP MR, but a type 2 memory window bound to one may carry it (the
+ * responder checks the window's access, not the MR's), so a persistent
+ * RDMA FLUSH through the window gets here (rxe_check_bind_mw() does not
+ * compare the two). It does not fault: a page rxe cannot reach holds
+ * nothing rxe wrote since it was last invalidated, and faulting a whole
+ * MR in for a flush would defeat ODP.
  */
 int rxe_odp_flush_pmem_iova(struct rxe_mr *mr, u64 iova, unsigned int length)
 {
@@ -890,7 +922,7 @@ int rxe_odp_flush_pmem_iova(struct rxe_mr *mr, u64 iova, unsigned int length)
 					   RXE_ODP_MAX_CHUNK);
 		u64 end = va + chunk;
 
-		mutex_lock(&odp->umem_mutex);
+		rxe_odp_lock(odp);
 		while (va < end) {
 			unsigned int offset = offset_in_page(va);
 			unsigned int bytes = min_t(u64, end - va,
@@ -907,7 +939,7 @@ int rxe_odp_flush_pmem_iova(struct rxe_mr *mr, u64 iova, unsigned int length)
 			}
 			va += bytes;
 		}
-		mutex_unlock(&odp->umem_mutex);
+		rxe_odp_unlock(odp);
 		length -= chunk;
 		cond_resched();
 	}

@@ -193,9 +193,11 @@ static void rxe_odp_young_widen(struct rxe_odp_young_mm *ymm,
  */
 static bool rxe_odp_young_test(struct rxe_odp_young *y, unsigned long first,
 			       unsigned long last, bool clear)
+	__must_hold(&y->ymm->lock)
 {
 	unsigned long w, mask, old, cleared = 0;
 
+	lockdep_assert_held(&y->ymm->lock);
 	for (w = BIT_WORD(first); w <= BIT_WORD(last); w++) {
 		mask = rxe_odp_young_mask(w, first, last);
 		if (!(atomic_long_read(&y->bits[w]) & mask))
@@ -282,6 +284,7 @@ static struct mmu_notifier *rxe_odp_young_alloc_notifier(struct mm_struct *mm)
 {
 	struct rxe_odp_young_mm *ymm;
 
+	mmap_assert_write_locked(mm);
 	ymm = kzalloc(sizeof(*ymm), GFP_KERNEL);
 	if (!ymm)
 		return ERR_PTR(-ENOMEM);
@@ -321,6 +324,9 @@ int rxe_odp_young_attach(struct rxe_mr *mr)
 	struct rxe_odp_young_mm *ymm;
 	struct rxe_odp_young *y;
 	struct mmu_notifier *mn;
+
+	/* mmu_notifier_get() takes mmap_lock, which comes before umem_mutex */
+	lockdep_assert_not_held(&odp->umem_mutex);
 
 	/* registering a notifier needs a live mm: the caller's own */
 	if (mm != current->mm || end <= start)
@@ -388,11 +394,13 @@ void rxe_odp_young_detach(struct rxe_mr *mr)
  * CPUs, and nr_young changes once per page and aging pass.
  */
 void rxe_odp_young_mark(struct rxe_mr *mr, u64 va, u64 len)
+	__must_hold(&to_ib_umem_odp(mr->umem)->umem_mutex)
 {
 	struct rxe_odp_young *y = mr->odp_young;
 	unsigned long w, first, last, mask, old, added = 0;
 	u64 end;
 
+	lockdep_assert_held(&to_ib_umem_odp(mr->umem)->umem_mutex);
 	if (!y || !len || !READ_ONCE(odp_aging))
 		return;
 	if (check_add_overflow(va, len, &end) || va < y->it.start ||
