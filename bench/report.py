@@ -206,6 +206,7 @@ class Report:
         self.plot_aging = []  # (label, pages faulted aging off, aging on)
         self.plot_young = []  # (layout, N, best on/off reclaim time)
         self.plot_pair = []  # (label, pinned median, odp median) across the link
+        self.plot_prefetch = []  # (variant and kind, median advise + cold pass, median warm pass) in ms
 
     def out(self, s=""):
         self.md.append(s)
@@ -534,6 +535,8 @@ class Report:
                 total = {r: cold[r] + adv.get(r, 0.0) for r in cold}
                 vs_none = paired_ratios(total, none_cold, inverse=False) if kind != "none" else []
                 vs_none_pass = paired_ratios(cold, none_cold) if kind != "none" else []
+                self.plot_prefetch.append(("%s %s" % (tag, kind), median(total.values()) / 1e3,
+                                           median(warm.values()) / 1e3))
                 rows.append([tag, fmt_size(size), kname,
                              med_spread(list(adv.values()), fmt_us) if adv else
                              ("errno %d" % int(errs[0]["value"]) if errs else "-"),
@@ -1132,6 +1135,13 @@ def plot(rep, png):
                                "set arrow from 0.5,%g to 20000,%g nohead dt 2 lc rgb '#d62728'"
                                % (GOAL_YOUNG_INSIDE, GOAL_YOUNG_INSIDE),
                                "plot " + ", ".join(plots)])
+        if rep.plot_prefetch:
+            pff = os.path.join(tmp, "prefetch.dat")
+            bar_data(pff, rep.plot_prefetch)
+            panels.append(BAR_STYLE + ["set xlabel 'pass and prefetch'", "set ylabel 'time [ms] (median)'",
+                           "set title 'first touch of a fresh ODP MR: prefetch + cold pass vs warm pass'",
+                           "plot '%s' using 2:xtic(1) lc rgb '#d62728' title 'advise + cold pass', "
+                           "'' using 3 lc rgb '#1f77b4' title 'warm pass'" % pff])
         if rep.plot_pair:
             pairf = os.path.join(tmp, "pair.dat")
             bar_data(pairf, rep.plot_pair)
