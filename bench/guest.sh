@@ -7,8 +7,9 @@
 # usage: [BENCH_STEPS="aging ..."] bench/guest.sh [--smoke] OUTDIR
 #
 # BENCH_STEPS: the steps to run, in order (default: perftest steady reg pass
-# batch inval pressure aging young).  Also read from the environment:
+# batch prefetch inval pressure aging young).  Also read from the environment:
 # BENCH_PT_RUNS, BENCH_PT_DUR, BENCH_BATCH_PARAM, BENCH_BATCH_VALUES,
+# BENCH_PF_REPS (default 7),
 # BENCH_AGING_RUNS (default 4: each aging mode goes first twice),
 # BENCH_AGING_LRUS (default "mglru classic"), BENCH_YOUNG_NS (default
 # "0 1 100 1000 10000"), BENCH_YOUNG_REPS (default 5).
@@ -51,6 +52,7 @@ if [ "$SMOKE" = 1 ]; then
 	REG_SIZES=4K,1M,16M REG_REPS=1 REG_BIG=1
 	PASS_SIZE=1M PASS_REPS=1 PASS_VARIANTS="write read"
 	BATCH_SIZE=1M BATCH_REPS=1
+	PF_SIZE=1M PF_REPS=1 PF_VARIANTS="write"
 	INVAL_SIZE=2M INVAL_REPS=1 INVAL_VARIANTS="dontneed:on"
 	PRESS_MAX=8M PRESS_WS=16M PRESS_PASSES=1 PRESS_CHUNK=256K ZRAM=64M
 	AGING_SIZE=4 AGING_RUNS=1 AGING_ROUNDS=2 AGING_SWEEPS=2
@@ -62,6 +64,7 @@ else
 	PASS_SIZE=2M PASS_REPS=7
 	PASS_VARIANTS="write read write+local read+local write+fresh"
 	BATCH_SIZE=2M BATCH_REPS=3
+	PF_SIZE=16M PF_REPS=${BENCH_PF_REPS:-7} PF_VARIANTS="write read write+fresh"
 	INVAL_SIZE=8M INVAL_REPS=7
 	INVAL_VARIANTS="dontneed:on dontneed:off munmap:on munmap:off"
 	PRESS_MAX=64M PRESS_WS=128M PRESS_PASSES=1 PRESS_CHUNK=1M ZRAM=256M
@@ -232,13 +235,17 @@ run_reg() {
 	fi
 }
 
+# The odp-bench pass options of a variant tag: read*, *+local, *+fresh.
+variant_args() {
+	case $1 in read*) echo --read ;; esac
+	case $1 in *+local*) echo --local ;; esac
+	case $1 in *+fresh*) echo --fresh ;; esac
+}
+
 run_pass() {
 	local a=$OUT/.a b=$OUT/.b v
 	for tag in $PASS_VARIANTS; do
-		local args=(--size "$PASS_SIZE" --reps "$PASS_REPS" --chunk 1M)
-		case $tag in read*) args+=(--read) ;; esac
-		case $tag in *+local*) args+=(--local) ;; esac
-		case $tag in *+fresh*) args+=(--fresh) ;; esac
+		local args=(--size "$PASS_SIZE" --reps "$PASS_REPS" --chunk 1M $(variant_args "$tag"))
 		snap "$a"
 		bench "pass-$tag" pass "${args[@]}" --tag "$tag"
 		snap "$b"
@@ -280,6 +287,29 @@ run_batch() {
 		done
 	done
 	echo "$orig" >"$PARAMS/$p"
+}
+
+# Prefetch (issue 13): the cold pass over a fresh ODP MR after ibv_advise_mr
+# sync (FLUSH), async and none, rotating which goes first, then the warm
+# pass; odp-bench reads the MR's own counters (pages the cold pass faulted,
+# pages prefetched).  Needs our module's advise_mr.
+run_prefetch() {
+	local tag a=$OUT/.a b=$OUT/.b
+	if [ "$ODP" != yes ] || [ ! -e "$HWC/odp_pages_prefetched" ]; then
+		row prefetch unsupported - 0 - 0 NaN no-advise_mr
+		log "no ODP or no odp_pages_prefetched counter: prefetch step skipped"
+		return 0
+	fi
+	meta prefetch_size "$PF_SIZE"
+	meta prefetch_reps "$PF_REPS"
+	for tag in $PF_VARIANTS; do
+		local args=(--size "$PF_SIZE" --reps "$PF_REPS" --chunk 1M --prefetch none,sync,async
+			$(variant_args "$tag"))
+		snap "$a"
+		bench "prefetch-$tag" pass "${args[@]}" --tag "$tag"
+		snap "$b"
+		delta_rows prefetch all "$PF_SIZE" "$tag" 0 "$a" "$b"
+	done
 }
 
 run_inval() {
@@ -553,7 +583,7 @@ step() {
 	"run_$1"
 	meta "secs_$1" $(($(date +%s) - t))
 }
-STEPS=${BENCH_STEPS:-perftest steady reg pass batch inval pressure aging young}
+STEPS=${BENCH_STEPS:-perftest steady reg pass batch prefetch inval pressure aging young}
 meta steps "$STEPS"
 for s in $STEPS; do
 	step "$s"

@@ -34,11 +34,13 @@ PT_BW = ["ib_write_bw", "ib_read_bw", "ib_send_bw"]
 PT_LAT = ["ib_write_lat", "ib_read_lat"]
 PASS_TAGS = ["write", "read", "write+local", "read+local"]
 PASS_INFO_TAGS = ["write+fresh"]
+PREFETCH_TAGS = ["write", "read", "write+local", "read+local", "write+fresh"]
+PREFETCH_KINDS = [("none", "none"), ("sync", "sync (FLUSH)"), ("async", "async")]
 INVAL_CASES = ["dontneed-thp", "dontneed-4k", "munmap-thp", "munmap-4k"]
 AGING_LRUS = [("mglru", "MGLRU"), ("classic", "classic LRU")]
 # bench/guest.sh's steps, in order, and the report sections they fill
 STEPS = [("perftest", "perftest"), ("steady", "steady"), ("reg", "reg"), ("pass", "cold_warm"),
-         ("batch", "batch"), ("inval", "inval"), ("pressure", "pressure"), ("aging", "aging"),
+         ("batch", "batch"), ("prefetch", "prefetch"), ("inval", "inval"), ("pressure", "pressure"), ("aging", "aging"),
          ("young", "young"), ("pair", "pair")]
 PAIR_CONDS = [("nolimit", "no memory limit"), ("limit", "server under memory pressure")]
 YOUNG_LAYOUTS = [("outside", "outside the MRs"), ("outside+hot", "outside, 1 MR page RDMA-hot"),
@@ -204,6 +206,7 @@ class Report:
         self.plot_aging = []  # (label, pages faulted aging off, aging on)
         self.plot_young = []  # (layout, N, best on/off reclaim time)
         self.plot_pair = []  # (label, pinned median, odp median) across the link
+        self.plot_prefetch = []  # (variant and kind, median advise + cold pass, median warm pass) in ms
 
     def out(self, s=""):
         self.md.append(s)
@@ -496,6 +499,87 @@ class Report:
             rows.append(cells)
         self.table(["setting", "WRITE cold", "WRITE warm", "WRITE cold/warm", "WRITE fault/page",
                     "READ cold", "READ warm", "READ cold/warm", "READ fault/page"], rows)
+
+    # ------------------------------------------------------------ prefetch
+    def prefetch(self):
+        raw = self.raw
+        self.out("### Prefetch: the cold pass after `ibv_advise_mr` (sync, async) vs none")
+        self.out()
+        rows, sync_faults, none_faults, any_rows = [], [], [], False
+        for tag in PREFETCH_TAGS + sorted({r["tag"] for r in raw.get(sec="prefetch")} - set(PREFETCH_TAGS)):
+            cases = {r["case"] for r in raw.get(sec="prefetch", tag=tag)}
+            cold_case = next((c for c in cases if c.endswith("-cold")), None)
+            if not cold_case:
+                continue
+            base = cold_case[:-5]
+            size = raw.get(sec="prefetch", tag=tag, case=cold_case)[0]["size"]
+            none_cold = raw.by_run(sec="prefetch", tag=tag, case=cold_case, mode="none")
+            for kind, kname in PREFETCH_KINDS:
+                cold = raw.by_run(sec="prefetch", tag=tag, case=cold_case, mode=kind)
+                errs = raw.get(sec="prefetch", tag=tag, case="advise-error", mode=kind)
+                if not cold and not errs:
+                    continue
+                any_rows = True
+                warm = raw.by_run(sec="prefetch", tag=tag, case=base + "-warm", mode=kind)
+                adv = raw.by_run(sec="prefetch", tag=tag, case="advise", mode=kind)
+                per_gib = raw.values(sec="prefetch", tag=tag, case="advise-per-gib", mode=kind)
+                faulted = raw.values(sec="prefetch", tag=tag, case=base + "-cold-faulted", mode=kind)
+                pre = raw.values(sec="prefetch", tag=tag, case="prefetched", mode=kind)
+                if kind == "sync":
+                    sync_faults += [v for v in faulted if ok(v)]
+                if kind == "none":
+                    none_faults += [v for v in faulted if ok(v)]
+                # per run: warm/cold (cold speed relative to warm), and the first touch
+                # relative to no prefetch: none cold / (advise + cold), both of the same run
+                cw = paired_ratios(cold, warm)
+                total = {r: cold[r] + adv.get(r, 0.0) for r in cold}
+                vs_none = paired_ratios(total, none_cold, inverse=False) if kind != "none" else []
+                vs_none_pass = paired_ratios(cold, none_cold) if kind != "none" else []
+                self.plot_prefetch.append(("%s %s" % (tag, kind), median(total.values()) / 1e3,
+                                           median(warm.values()) / 1e3))
+                rows.append([tag, fmt_size(size), kname,
+                             med_spread(list(adv.values()), fmt_us) if adv else
+                             ("errno %d" % int(errs[0]["value"]) if errs else "-"),
+                             med_spread(per_gib, fmt_us) if per_gib else "-",
+                             med_spread(list(cold.values()), fmt_us), med_spread(list(warm.values()), fmt_us),
+                             med_spread(cw), med_spread(vs_none_pass) if vs_none_pass else "-",
+                             med_spread(vs_none) if vs_none else "-",
+                             med_spread(faulted, fmt_n), med_spread(pre, fmt_n)])
+                self.add("prefetch", "%s %s" % (tag, kind), size, median(none_cold.values()),
+                         median(cold.values()), median(vs_none) if vs_none else median(cw), "us",
+                         "pinned column = cold pass without prefetch; ratio = median per run none cold / "
+                         "(advise + cold)%s; advise %s us/GiB; cold-pass faulted pages %s"
+                         % (" (none: warm/cold)" if kind == "none" else "", fmt(median(per_gib), 4),
+                            fmt(median(faulted), 4)))
+        if not any_rows:
+            why = raw.get(sec="prefetch")
+            self.out("Not measured: %s." % (why[0]["unit"] if why else "no data"))
+            self.out()
+            self.goals.append(("sync prefetch: the cold pass faults no page", "not measured", None))
+            return
+        self.out("odp-bench `pass --prefetch none,sync,async`: a fresh ODP MR per run, then `ibv_advise_mr` "
+                 "PREFETCH_WRITE (the pass writes the region) or PREFETCH (it reads it) of the whole MR through "
+                 "uverbs' ioctl (`uv_advise_mr`, as rdma-core 44's librxe has no advise_mr): *sync* with "
+                 "IB_UVERBS_ADVISE_MR_FLAG_FLUSH (returns once every page is mapped), *async* without it "
+                 "(queued; the cold pass starts at once and races the prefetch), *none* no call. Then the cold "
+                 "pass and the warm pass (1 MiB messages, 8 in flight); the three kinds rotate which goes "
+                 "first. *advise* = the call's own time (median [min–max]), also per GiB; cold/warm = warm/cold "
+                 "time per run; *pass vs none* = the none run's cold pass / this cold pass (same repetition: "
+                 "> 1 = the data pass got faster); *first touch vs none* = none's cold pass / (advise + cold "
+                 "pass) (> 1 = prefetching and then passing beat faulting on the data path); *faulted* = pages "
+                 "the cold pass had to fault (the MR's own odp_pages_faulted); *prefetched* = the MR's "
+                 "odp_pages_prefetched after the passes.")
+        self.out()
+        self.table(["pass", "region", "prefetch", "advise", "advise per GiB", "cold pass", "warm pass",
+                    "cold/warm per run", "pass vs none", "first touch vs none", "faulted (cold pass)",
+                    "prefetched"], rows)
+        if sync_faults:
+            self.goals.append(("sync prefetch: the cold pass faults no page (none faults some)",
+                               "sync: %s pages faulted over %d runs; none: %s" %
+                               (fmt_n(sum(sync_faults)), len(sync_faults), med_spread(none_faults, fmt_n)),
+                               sum(sync_faults) == 0 and all(v > 0 for v in none_faults)))
+        else:
+            self.goals.append(("sync prefetch: the cold pass faults no page", "not measured", None))
 
     # ------------------------------------------------------------ invalidation
     def inval(self):
@@ -1051,6 +1135,13 @@ def plot(rep, png):
                                "set arrow from 0.5,%g to 20000,%g nohead dt 2 lc rgb '#d62728'"
                                % (GOAL_YOUNG_INSIDE, GOAL_YOUNG_INSIDE),
                                "plot " + ", ".join(plots)])
+        if rep.plot_prefetch:
+            pff = os.path.join(tmp, "prefetch.dat")
+            bar_data(pff, rep.plot_prefetch)
+            panels.append(BAR_STYLE + ["set xlabel 'pass and prefetch'", "set ylabel 'time [ms] (median)'",
+                           "set title 'first touch of a fresh ODP MR: prefetch + cold pass vs warm pass'",
+                           "plot '%s' using 2:xtic(1) lc rgb '#d62728' title 'advise + cold pass', "
+                           "'' using 3 lc rgb '#1f77b4' title 'warm pass'" % pff])
         if rep.plot_pair:
             pairf = os.path.join(tmp, "pair.dat")
             bar_data(pairf, rep.plot_pair)

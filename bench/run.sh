@@ -12,7 +12,7 @@
 # about as long).
 # --smoke: tiny sizes, one run each (what tests/guest/90-bench-smoke.sh does).
 # --steps: only these steps, in this order (default all: perftest steady reg
-#          pass batch inval pressure aging young pair); the name gets "-<steps>" appended
+#          pass batch prefetch inval pressure aging young pair); the name gets "-<steps>" appended
 #          (e.g. --steps aging -> <name>-aging) and the report says it is partial.
 # The step 'pair' needs two guests: it runs after the one-guest steps, through
 # tests/vm/pair (guest a: our rdma_rxe, the perftest server, pinned vs --odp,
@@ -43,7 +43,7 @@ echo "bench: raw data in $raw" >&2
 t0=$(date +%s)
 load0=$(cut -d' ' -f1 /proc/loadavg)
 # the one-guest steps in one boot, then the two-guest step
-all="perftest steady reg pass batch inval pressure aging young pair"
+all="perftest steady reg pass batch prefetch inval pressure aging young pair"
 gsteps=$(echo " ${STEPS:-$all} " | sed 's/ pair / /g' | xargs)
 rc=0
 if [ -n "$gsteps" ]; then

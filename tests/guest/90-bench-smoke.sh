@@ -57,6 +57,15 @@ pinned=$(awk -F, '$1 == "reg" && $2 == "pins" && $3 == "odp" { s += $7 } END { p
 [ "$pinned" = 0 ] || fail "ODP registrations pinned $pinned pages"
 need "ODP fault counters" '$1 == "pass" && $2 == "ctr:hw:odp_pages_faulted" && $7 > 0'
 need "fault-ahead sweep" '$1 == "pass" && $5 ~ /=/ && $2 ~ /-cold$/'
+# The prefetch step (issue 13): sync, async and none, and the per-MR fault counts.
+for kind in none sync async; do
+	need "prefetch $kind cold pass" "\$1 == \"prefetch\" && \$2 ~ /-cold\$/ && \$3 == \"$kind\""
+	need "prefetch $kind warm pass" "\$1 == \"prefetch\" && \$2 ~ /-warm\$/ && \$3 == \"$kind\""
+	need "prefetch $kind cold-pass faults" "\$1 == \"prefetch\" && \$2 ~ /-cold-faulted\$/ && \$3 == \"$kind\""
+done
+for kind in sync async; do
+	need "prefetch $kind advise cost per GiB" "\$1 == \"prefetch\" && \$2 == \"advise-per-gib\" && \$3 == \"$kind\" && \$7 > 0"
+done
 need "inval no MR" '$1 == "inval" && $3 == "nomr"'
 need "inval ODP" '$1 == "inval" && $3 == "odp" && $2 != "reg-error"'
 need "inval stale bytes = 0" '$1 == "inval" && $2 == "stale-bytes" && $7 == 0'
@@ -92,7 +101,7 @@ bad=$(awk -F, '$1 == "young" && (($2 == "exit" && $7 != 0) || ($2 == "young-answ
 
 # The report: every section, every goal row measured (met or not met).
 for h in "## Goals" "## 1. Steady state" "### Steady state, finely interleaved" "## 2. Registration" \
-	"## 3. Cold vs warm" "### Fault batch size" "## 4. Invalidation" "## 5. Memory pressure" "## 6. Page aging" \
+	"## 3. Cold vs warm" "### Fault batch size" "### Prefetch" "## 4. Invalidation" "## 5. Memory pressure" "## 6. Page aging" \
 	"## 7. Page aging at scale" \
 	"## Environment"; do
 	grep -qF "$h" "$md" || fail "report has no section '$h'"
@@ -100,7 +109,7 @@ done
 for g in "steady-state ODP/pinned >= 0.98 (perftest" "steady-state ODP/pinned >= 0.98 (odp-bench" \
 	"ODP registration of 1 GiB" "ODP registration time within 2" "cold pass >= 0.5" \
 	"invalidation <= 2" "under pressure ODP completes with 0 corrupt bytes" \
-	"faults on A, aging off / aging on >= 10" "page aging at scale: memory.reclaim outside" \
+	"sync prefetch: the cold pass faults no page" "faults on A, aging off / aging on >= 10" "page aging at scale: memory.reclaim outside" \
 	"page aging at scale: memory.reclaim inside" "invalidation with the most ODP MRs"; do
 	line=$(grep -F "| $g" "$md" | head -1)
 	[ -n "$line" ] || fail "report has no goal row '$g'"

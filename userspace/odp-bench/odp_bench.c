@@ -24,6 +24,7 @@
 #include "loopback.h"
 #include "tool.h"
 #include "util.h"
+#include "uverbs.h"
 
 #define MAX_SIZES 32
 #define MAX_DEPTH 64
@@ -48,6 +49,8 @@ struct opts {
 	bool munmap;		/* inval: munmap instead of MADV_DONTNEED */
 	enum thp thp;
 	int passes;
+	int npf;		/* pass: prefetch kinds to compare (0: no prefetch run) */
+	int pf[PF_KINDS];
 	const char *tag;
 };
 
@@ -308,6 +311,27 @@ static int xfer_pass(struct rdma *d, struct xfer *x)
 	return 0;
 }
 
+/* One pass of o's kind (WRITE or --read, the region remote or --local)
+ * over all of r: its time in µs, or -1 if a transfer failed. */
+static double timed_pass(struct rdma *d, const struct opts *o, struct region *r)
+{
+	struct xfer x = {
+		.reg = r, .stage = &d->stage, .chunk = o->chunk,
+		.read = o->op_read, .side_local = o->side_local,
+		.fill_gen = -1, .check_gen = -1,
+	};
+	double t0 = tool_now_us();
+
+	if (xfer_pass(d, &x))
+		return -1;
+	return tool_now_us() - t0;
+}
+
+static const char *pass_name(int p)
+{
+	return p == 0 ? "cold" : p == 1 ? "warm" : "warm2";
+}
+
 /* ------------------------------------------------------------------ commands */
 
 static int cmd_caps(const struct opts *o)
@@ -446,22 +470,138 @@ static int cmd_pass(const struct opts *o)
 			snprintf(kase, sizeof(kase), "%s-%s-reg", what, side);
 			row("pass", kase, mode_name(m), size, o, rep, tr1 - tr0, "us");
 			for (p = 0; p < o->passes; p++) {
-				struct xfer x = {
-					.reg = &r, .stage = &d.stage, .chunk = o->chunk,
-					.read = o->op_read, .side_local = o->side_local,
-					.fill_gen = -1, .check_gen = -1,
-				};
-				double t0 = tool_now_us(), t1;
+				double us = timed_pass(&d, o, &r);
 
-				if (xfer_pass(&d, &x)) {
+				if (us < 0) {
 					row("pass", "xfer-error", mode_name(m), size, o, rep, p, "pass");
 					return 2;
 				}
-				t1 = tool_now_us();
-				snprintf(kase, sizeof(kase), "%s-%s-%s", what, side,
-					 p == 0 ? "cold" : p == 1 ? "warm" : "warm2");
-				row("pass", kase, mode_name(m), size, o, rep, t1 - t0, "us");
+				snprintf(kase, sizeof(kase), "%s-%s-%s", what, side, pass_name(p));
+				row("pass", kase, mode_name(m), size, o, rep, us, "us");
 			}
+			region_free(&r);
+		}
+	}
+	rdma_close(&d);
+	return 0;
+}
+
+/* An ODP MR's per-MR driver counter (rdma resource show mr -dd), or -1. */
+static long long mr_counter(const struct opts *o, const struct region *r, const char *name)
+{
+	return mr_driver_attr(o->dev, r->mr->lkey, name);
+}
+
+/*
+ * advise_mr over the whole region: sync (IB_UVERBS_ADVISE_MR_FLAG_FLUSH,
+ * returns once every page is mapped) or async (queued).  An SGE covers at
+ * most 1 GiB (its length is 32 bits).  0 or an errno value.
+ */
+#define PF_SGE_MAX (1ULL << 30)
+#define PF_MAX_SGES 64
+static int region_prefetch(struct rdma *d, struct region *r, bool write, bool sync)
+{
+	struct ibv_sge sg[PF_MAX_SGES];
+	uint64_t off = 0;
+	uint32_t n = 0;
+
+	while (off < r->len) {
+		uint64_t c = r->len - off < PF_SGE_MAX ? r->len - off : PF_SGE_MAX;
+
+		if (n == PF_MAX_SGES)
+			return EOVERFLOW;
+		sg[n].addr = (uintptr_t)(r->addr + off);
+		sg[n].length = (uint32_t)c;
+		sg[n].lkey = r->mr->lkey;
+		n++;
+		off += c;
+	}
+	return uv_advise_mr(d->dev.pd, write ? IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE :
+				  IBV_ADVISE_MR_ADVICE_PREFETCH,
+			    sync ? IBV_ADVISE_MR_FLAG_FLUSH : 0, sg, n);
+}
+
+/*
+ * Prefetch (issue 13): the first pass over a fresh ODP MR after a sync
+ * prefetch (ibv_advise_mr with FLUSH: the call returns once every page is
+ * mapped), after an async one (queued; the pass starts at once and races
+ * it) and without one, then the warm pass(es); the kinds rotate which goes
+ * first.  Rows (section prefetch, mode = the prefetch kind): the advise
+ * call's own time and that per GiB, each pass's time, and from the MR's
+ * own counters the pages the cold pass faulted and the pages prefetched.
+ */
+static int cmd_prefetch(const struct opts *o)
+{
+	struct rdma d;
+	char kase[64], base[48];
+	const char *what = o->op_read ? "read" : "write";
+	const char *side = o->side_local ? "local" : "remote";
+	uint64_t size = o->sizes[0];
+	/* The pages a pass writes: the remote MR of a WRITE, the local one of a READ. */
+	bool write = o->op_read == o->side_local;
+	double gib = (double)size / (double)(1ULL << 30);
+	int rep, k, p;
+
+	if (rdma_open(&d, o, true))
+		return 2;
+	snprintf(base, sizeof(base), "%s-%s", what, side);
+	for (rep = 1; rep <= o->reps; rep++) {
+		for (k = 0; k < o->npf; k++) {
+			int pf = o->pf[(rep - 1 + k) % o->npf];
+			const char *pn = prefetch_name(pf);
+			long long f0, f1, pre;
+			struct region r;
+			int e;
+
+			if (region_map(&r, size, o->thp))
+				return 2;
+			if (!o->fresh)
+				region_touch(&r);
+			e = region_reg(&d, &r, MODE_ODP);
+			if (e) {
+				fprintf(stderr, "reg odp: %s\n", strerror(-e));
+				row("prefetch", "reg-error", pn, size, o, rep, -e, "errno");
+				region_unmap(&r);
+				continue;
+			}
+			f0 = mr_counter(o, &r, "odp_pages_faulted");
+			if (pf != PF_NONE) {
+				double t0 = tool_now_us(), t1;
+
+				e = region_prefetch(&d, &r, write, pf == PF_SYNC);
+				t1 = tool_now_us();
+				if (e) {
+					fprintf(stderr, "advise_mr %s: %s\n", pn, strerror(e));
+					row("prefetch", "advise-error", pn, size, o, rep, e, "errno");
+					region_free(&r);
+					continue;
+				}
+				row("prefetch", "advise", pn, size, o, rep, t1 - t0, "us");
+				row("prefetch", "advise-per-gib", pn, size, o, rep, (t1 - t0) / gib,
+				    "us/GiB");
+			}
+			for (p = 0; p < o->passes; p++) {
+				double us = timed_pass(&d, o, &r);
+
+				if (us < 0) {
+					row("prefetch", "xfer-error", pn, size, o, rep, p, "pass");
+					return 2;
+				}
+				snprintf(kase, sizeof(kase), "%s-%s", base, pass_name(p));
+				row("prefetch", kase, pn, size, o, rep, us, "us");
+				if (p == 0) {
+					/* what the data pass itself had to fault in */
+					f1 = mr_counter(o, &r, "odp_pages_faulted");
+					if (f0 >= 0 && f1 >= 0) {
+						snprintf(kase, sizeof(kase), "%s-cold-faulted", base);
+						row("prefetch", kase, pn, size, o, rep,
+						    (double)(f1 - f0), "pages");
+					}
+				}
+			}
+			pre = mr_counter(o, &r, "odp_pages_prefetched");
+			if (pre >= 0)
+				row("prefetch", "prefetched", pn, size, o, rep, (double)pre, "pages");
 			region_free(&r);
 		}
 	}
@@ -737,6 +877,12 @@ static void usage(FILE *f)
 "  --local           pass: the measured MR is the local buffer of the QP, not\n"
 "                    the remote target (the requester faults instead of the\n"
 "                    responder)\n"
+"  --prefetch LIST   pass: ODP only, the cold pass after ibv_advise_mr\n"
+"                    PREFETCH(_WRITE) of the whole MR: sync (FLUSH: returns\n"
+"                    once mapped), async (queued) or none; a comma list\n"
+"                    (none,sync,async) compares them in rotating order.  Rows\n"
+"                    of section prefetch: advise time (also per GiB), pass\n"
+"                    times, pages the cold pass faulted (per-MR counter)\n"
 "  --fresh           pass: do not touch the region before registering (the cold\n"
 "                    pass then also allocates and zeroes the pages); reg: do not\n"
 "                    touch it (for ODP-only runs: nothing to pin)\n"
@@ -762,6 +908,7 @@ int main(int argc, char **argv)
 		{ "read", no_argument, NULL, 'x' },
 		{ "local", no_argument, NULL, 'l' },
 		{ "fresh", no_argument, NULL, 'f' },
+		{ "prefetch", required_argument, NULL, 'P' },
 		{ "munmap", no_argument, NULL, 'u' },
 		{ "thp", required_argument, NULL, 't' },
 		{ "tag", required_argument, NULL, 'T' },
@@ -820,6 +967,11 @@ int main(int argc, char **argv)
 		case 'x': o.op_read = true; break;
 		case 'l': o.side_local = true; break;
 		case 'f': o.fresh = true; break;
+		case 'P':
+			o.npf = parse_prefetch_list(optarg, o.pf, PF_KINDS);
+			if (o.npf < 0)
+				goto bad;
+			break;
 		case 'u': o.munmap = true; break;
 		case 't':
 			if (!strcmp(optarg, "on"))
@@ -841,12 +993,14 @@ int main(int argc, char **argv)
 		o.big_reps = o.reps;
 	if (o.tag && strchr(o.tag, ','))
 		goto bad;
+	if (o.npf && strcmp(cmd, "pass"))
+		goto bad;
 	if (!strcmp(cmd, "caps"))
 		return cmd_caps(&o);
 	if (!strcmp(cmd, "reg"))
 		return cmd_reg(&o);
 	if (!strcmp(cmd, "pass"))
-		return cmd_pass(&o);
+		return o.npf ? cmd_prefetch(&o) : cmd_pass(&o);
 	if (!strcmp(cmd, "steady"))
 		return cmd_steady(&o);
 	if (!strcmp(cmd, "inval"))

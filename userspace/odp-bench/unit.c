@@ -58,10 +58,29 @@ static void test_pattern(void)
 	CHECK(pattern_word(0, 0) != pattern_word(0, 1));
 }
 
+static void test_prefetch_list(void)
+{
+	int k[PF_KINDS];
+
+	CHECK(parse_prefetch_list("sync", k, PF_KINDS) == 1 && k[0] == PF_SYNC);
+	CHECK(parse_prefetch_list("none,sync,async", k, PF_KINDS) == 3 && k[0] == PF_NONE &&
+	      k[1] == PF_SYNC && k[2] == PF_ASYNC);
+	CHECK(parse_prefetch_list("async,none", k, PF_KINDS) == 2 && k[0] == PF_ASYNC &&
+	      k[1] == PF_NONE);
+	CHECK(parse_prefetch_list("sync,sync", k, PF_KINDS) == -EINVAL);
+	CHECK(parse_prefetch_list("flush", k, PF_KINDS) == -EINVAL);
+	CHECK(parse_prefetch_list("", k, PF_KINDS) == -EINVAL);
+	CHECK(parse_prefetch_list(",", k, PF_KINDS) == -EINVAL);
+	CHECK(parse_prefetch_list(NULL, k, PF_KINDS) == -EINVAL);
+	CHECK(parse_prefetch_list("none,sync", k, 1) == -EINVAL);
+	CHECK(!strcmp(prefetch_name(PF_ASYNC), "async"));
+}
+
 int main(void)
 {
 	test_parse_size();
 	test_parse_list();
 	test_pattern();
+	test_prefetch_list();
 	return unit_result("odp-bench unit");
 }

@@ -107,4 +107,42 @@ static inline uint64_t pattern_corrupt_bytes(const void *buf, uint64_t off, size
 	return bad;
 }
 
+/* Prefetch kinds of "pass --prefetch" (odp_bench.c). */
+enum prefetch_kind { PF_NONE, PF_SYNC, PF_ASYNC, PF_KINDS };
+
+static inline const char *prefetch_name(int k)
+{
+	switch (k) {
+	case PF_NONE: return "none";
+	case PF_SYNC: return "sync";
+	case PF_ASYNC: return "async";
+	default: return "?";
+	}
+}
+
+/*
+ * "none", "sync", "async" or a comma-separated list of them (each at most
+ * once, in the order given) into kinds[]; returns how many, or -EINVAL.
+ */
+static inline int parse_prefetch_list(const char *s, int *kinds, int max)
+{
+	char buf[64], *tok, *save = NULL;
+	unsigned int seen = 0;
+	int n = 0, k;
+
+	if (!s || strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (k = 0; k < PF_KINDS; k++)
+			if (!strcmp(tok, prefetch_name(k)))
+				break;
+		if (k == PF_KINDS || (seen & (1u << k)) || n == max)
+			return -EINVAL;
+		seen |= 1u << k;
+		kinds[n++] = k;
+	}
+	return n ? n : -EINVAL;
+}
+
 #endif
