@@ -3,14 +3,14 @@
  * linked against rdma-core 44 (Debian 12), loaded with LD_PRELOAD.
  *
  * rdma-core 44's rxe provider (librxe) has no advise_mr, so its verbs
- * context leaves the advise_mr op NULL and ibv_advise_mr(), an inline
- * function of <infiniband/verbs.h> compiled into the application, answers
- * EOPNOTSUPP without asking the kernel.  This library wraps
+ * context keeps libibverbs' default op, which answers EOPNOTSUPP, and
+ * ibv_advise_mr(), an inline function of <infiniband/verbs.h> compiled
+ * into the application, never asks the kernel.  This library wraps
  * ibv_open_device() and ibv_import_device(): when the context is of an
- * rxe device (vendor id 0xffffff) and its provider left advise_mr at
- * libibverbs' default (EOPNOTSUPP), it puts in a function that sends UVERBS_METHOD_ADVISE_MR through the
- * context's command fd (uv_advise_mr(), ../lib/uverbs.c), as a provider
- * with advise_mr would.  A provider that has the op keeps its own.  The
+ * rxe device (vendor id 0xffffff) and its advise_mr op is still that
+ * default, it puts in a function that sends UVERBS_METHOD_ADVISE_MR
+ * through the context's command fd (uv_advise_mr(), ../lib/uverbs.c), as
+ * a provider with advise_mr would.  A provider that has the op keeps its own.  The
  * kernel decides the rest: our rdma_rxe prefetches, a driver without
  * advise_mr answers EOPNOTSUPP.
  *
