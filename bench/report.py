@@ -1052,6 +1052,17 @@ BAR_STYLE = ["set style data histograms", "set style histogram clustered gap 1",
              "set xrange [*:*]", "set xtics rotate by -30", "set format y '%g'"]
 
 
+def bar_panel(path, rows, xlabel, ylabel, title, a, b, sets=(), more=""):
+    """A clustered-bar panel of rows (bar_data()) written to path: columns 2 and
+    3 drawn as a and b, each (color, key title); sets: gnuplot settings after
+    the title; more: plot clauses appended to the plot command."""
+    bar_data(path, rows)
+    return BAR_STYLE + ["set xlabel '%s'" % xlabel, "set ylabel '%s'" % ylabel,
+                        "set title '%s'" % title] + list(sets) + [
+        "plot '%s' using 2:xtic(1) lc rgb '%s' title '%s', '' using 3 lc rgb '%s' title '%s'%s"
+        % (path, a[0], a[1], b[0], b[1], more)]
+
+
 def plot(rep, png):
     gp = shutil.which("gnuplot")
     if not gp:
@@ -1101,17 +1112,15 @@ def plot(rep, png):
                            "'%s' using 1:5 with linespoints lw 1 dt 2 lc rgb '#d62728' title 'ODP dereg'"
                            % (regf, regf, regf, regf)])
         if rep.plot_aging:
-            agef = os.path.join(tmp, "aging.dat")
-            bar_data(agef, rep.plot_aging)
-            panels.append(BAR_STYLE + ["set xlabel 'LRU and run'", "set ylabel 'pages of A faulted back'",
-                           "set title 'page aging: RDMA-only buffer A under memory.reclaim'",
-                           "set offsets 0, 0, graph 0.08, 0",
-                           "plot '%s' using 2:xtic(1) lc rgb '#1f77b4' title 'odp_aging off', "
-                           "'' using 3 lc rgb '#d62728' title 'odp_aging on', "
-                           # the counts over the bars: 0 is the result, not a missing bar
-                           "'' using ($0 - 0.17):2:(sprintf('%%d', $2)) with labels offset 0,0.6 notitle, "
-                           "'' using ($0 + 0.17):3:(sprintf('%%d', $3)) with labels offset 0,0.6 "
-                           "tc rgb '#d62728' notitle" % agef])
+            panels.append(bar_panel(
+                os.path.join(tmp, "aging.dat"), rep.plot_aging, "LRU and run", "pages of A faulted back",
+                "page aging: RDMA-only buffer A under memory.reclaim",
+                ("#1f77b4", "odp_aging off"), ("#d62728", "odp_aging on"),
+                sets=["set offsets 0, 0, graph 0.08, 0"],
+                # the counts over the bars: 0 is the result, not a missing bar
+                more=", '' using ($0 - 0.17):2:(sprintf('%d', $2)) with labels offset 0,0.6 notitle, "
+                "'' using ($0 + 0.17):3:(sprintf('%d', $3)) with labels offset 0,0.6 "
+                "tc rgb '#d62728' notitle"))
         if rep.plot_young:
             plots = []
             colors = {"outside": "#1f77b4", "outside+hot": "#17becf", "inside": "#d62728", "inside+hot": "#ff7f0e"}
@@ -1136,19 +1145,15 @@ def plot(rep, png):
                                % (GOAL_YOUNG_INSIDE, GOAL_YOUNG_INSIDE),
                                "plot " + ", ".join(plots)])
         if rep.plot_prefetch:
-            pff = os.path.join(tmp, "prefetch.dat")
-            bar_data(pff, rep.plot_prefetch)
-            panels.append(BAR_STYLE + ["set xlabel 'pass and prefetch'", "set ylabel 'time [ms] (median)'",
-                           "set title 'first touch of a fresh ODP MR: prefetch + cold pass vs warm pass'",
-                           "plot '%s' using 2:xtic(1) lc rgb '#d62728' title 'advise + cold pass', "
-                           "'' using 3 lc rgb '#1f77b4' title 'warm pass'" % pff])
+            panels.append(bar_panel(
+                os.path.join(tmp, "prefetch.dat"), rep.plot_prefetch, "pass and prefetch", "time [ms] (median)",
+                "first touch of a fresh ODP MR: prefetch + cold pass vs warm pass",
+                ("#d62728", "advise + cold pass"), ("#1f77b4", "warm pass")))
         if rep.plot_pair:
-            pairf = os.path.join(tmp, "pair.dat")
-            bar_data(pairf, rep.plot_pair)
-            panels.append(BAR_STYLE + ["set xlabel 'test and condition of the server'", "set ylabel 'bandwidth [Gb/s] (median)'",
-                           "set title 'two guests across a link: pinned vs ODP server'",
-                           "plot '%s' using 2:xtic(1) lc rgb '#1f77b4' title 'pinned', "
-                           "'' using 3 lc rgb '#d62728' title 'ODP'" % pairf])
+            panels.append(bar_panel(
+                os.path.join(tmp, "pair.dat"), rep.plot_pair, "test and condition of the server",
+                "bandwidth [Gb/s] (median)", "two guests across a link: pinned vs ODP server",
+                ("#1f77b4", "pinned"), ("#d62728", "ODP")))
         if not panels:
             panels.append(["set title 'no data to plot'", "plot NaN notitle"])
         cmds = ["set terminal pngcairo noenhanced size %d,600 font 'sans,10'" % (700 * len(panels)),
