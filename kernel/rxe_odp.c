@@ -23,6 +23,21 @@
  * lockdep_assert_not_held(umem_mutex); the debug kernel's tests run the
  * assertions, sparse the annotations.
  *
+ * Retry of a transient failure (-EAGAIN), one policy per side, none of
+ * which sleeps or holds a lock above while it waits:
+ *   responder            RNR NAK (RESPST_ERR_ODP_RNR); the peer retries
+ *                        after its RNR timer, bounded by its rnr_retry.
+ *   requester/completer  rxe_qp_odp_retry() (rxe_qp.c): keep the WQE or
+ *                        response packet, arm the QP's odp_retry_timer
+ *                        (1 ms, at least a jiffy), leave the send task;
+ *                        the timer schedules it again. Counted in
+ *                        odp_fault_retries; after 30 s of failures the
+ *                        WQE completes with IB_WC_LOC_PROT_ERR (counted in
+ *                        odp_fault_errors). The timer is deleted at QP
+ *                        reset and cleanup.
+ * rxe_odp.c does not retry a failed fault later itself: it returns
+ * -EAGAIN and its caller applies the policy of its side.
+ *
  * Invalidate contract: rxe_odp_invalidate() takes umem_mutex, bumps the
  * notifier sequence and clears every dma_list entry overlapping the range.
  * Every access to an ODP page holds umem_mutex from the check that its
@@ -63,7 +78,6 @@
  * rxe_mr_cleanup() before the umem is released.
  */
 
-#include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/hmm.h>
 #include <linux/libnvdimm.h>
@@ -110,20 +124,11 @@ MODULE_PARM_DESC(odp_fail_faults,
  * faults succeed but the range is invalidated again before it is used, or
  * after a failed fault-ahead, or when the core could fault in what hmm
  * could not. A fault that fails for memory pressure is not retried here:
- * the caller retries the whole access later (RNR NAK on the responder, a
- * later pass of the send task on the requester and completer), so the
- * worker does not sit in hmm_range_fault() for seconds while the peer
- * times out.
+ * the caller retries the whole access later (see "Retry" in the header),
+ * so the worker does not sit in hmm_range_fault() for seconds while the
+ * peer times out.
  */
 #define RXE_ODP_FAULT_TRIES	5
-
-/*
- * How long the requester and completer keep retrying a local buffer whose
- * faults keep failing transiently before they give up with
- * IB_WC_LOC_PROT_ERR, and how long they pause between two attempts.
- */
-#define RXE_ODP_LOCAL_RETRY_TIMEOUT	(30 * HZ)
-#define RXE_ODP_LOCAL_RETRY_PAUSE_MS	1
 
 static const enum rxe_counters rxe_odp_dev_counter[RXE_ODP_NUM_STATS] = {
 	[RXE_ODP_STAT_FAULTS]		 = RXE_CNT_ODP_FAULTS,
@@ -865,37 +870,6 @@ int rxe_odp_atomic_write(struct rxe_mr *mr, u64 iova, u64 value)
 	return RESPST_ERR_UNSUPPORTED_OPCODE;
 }
 #endif
-
-/**
- * rxe_odp_local_retry - decide whether to retry a local ODP access later
- * @rxe: the device
- * @since: the caller's record of when its failures began (0: none yet)
- *
- * The requester (payload of a SEND or WRITE) and the completer (READ
- * response or atomic result) call this when a local ODP buffer could not
- * be faulted in for now (-EAGAIN). Returns true, after a short pause so
- * the retry does not compete with reclaim for the CPU, while the caller
- * should keep its WQE or packet and run again; false once the failures
- * have lasted RXE_ODP_LOCAL_RETRY_TIMEOUT, when the caller completes the
- * WQE with IB_WC_LOC_PROT_ERR. The caller clears *@since on success.
- */
-bool rxe_odp_local_retry(struct rxe_dev *rxe, unsigned long *since)
-{
-	unsigned long now = jiffies;
-
-	if (!*since) {
-		/* 0 means "no failure yet", so never record it */
-		*since = now ?: 1;
-	} else if (time_after(now, *since + RXE_ODP_LOCAL_RETRY_TIMEOUT)) {
-		*since = 0;
-		rxe_counter_inc(rxe, RXE_CNT_ODP_FAULT_ERRORS);
-		return false;
-	}
-
-	rxe_counter_inc(rxe, RXE_CNT_ODP_FAULT_RETRIES);
-	msleep(RXE_ODP_LOCAL_RETRY_PAUSE_MS);
-	return true;
-}
 
 /*
  * Write back the CPU cache for the pages of [iova, iova + length) that rxe
