@@ -131,6 +131,30 @@ def med_spread(xs, f=fmt):
     return "%s [%s–%s]" % (f(median(xs)), f(lo), f(hi))
 
 
+def median_ci(xs, conf=0.95):
+    """Distribution-free interval of the median: order statistics x_(k) and
+    x_(n-k+1), with k the largest rank such that a Binomial(n, 1/2) falls
+    below k with probability at most (1 - conf) / 2.  It needs no model of
+    the host's noise, only independent pairs; below 6 pairs no such k exists
+    at 95 % and the result is (nan, nan)."""
+    xs = sorted(x for x in xs if ok(x))
+    n = len(xs)
+    tail, k, cdf = (1 - conf) / 2, 0, 0.0
+    for i in range(n + 1):
+        cdf += math.comb(n, i) / 2.0 ** n
+        if cdf > tail:
+            break
+        k = i + 1
+    if k < 1:
+        return float("nan"), float("nan")
+    return xs[k - 1], xs[n - k]
+
+
+def fmt_ci(xs):
+    lo, hi = median_ci(xs)
+    return "%s–%s" % (fmt(lo), fmt(hi)) if ok(lo) else "n/a (%d pairs)" % len([x for x in xs if ok(x)])
+
+
 def verdict(met):
     if met is None:
         return "not measured"
@@ -820,7 +844,8 @@ class Report:
                  "Times median [min–max]; on/off per repetition (the two modes ran back to back), median "
                  "[min–max], the verdict: a reclaim may have to run MGLRU aging passes over the whole mm first "
                  "(raw rows `aging-passes`) and a loaded host slows any single reclaim, so the fastest of a "
-                 "mode can be an outlier, which the median of the pairs is not; *best* = best "
+                 "mode can be an outlier, which the median of the pairs is not; *95%% interval*: of that median, "
+                 "from the order statistics of the pairs (distribution-free; needs 6 pairs or more); *best* = best "
                  "on / best off; *off vs no MR* = median off at N / median at N = 0: what the mere presence "
                  "of ODP MRs (their interval notifiers) costs reclaim, aging or not."
                  % (m.get("zram", "n/a"), m.get("young_data_mib", "?"), m.get("young_reps", "?")))
@@ -844,12 +869,12 @@ class Report:
                 kind = tag.split("+")[0]
                 bound = GOAL_YOUNG_OUTSIDE if kind == "outside" else GOAL_YOUNG_INSIDE
                 mr = median(rat)
-                worst[kind].append((mr, n, tag))
+                worst[kind].append((mr, n, tag, fmt_ci(rat)))
                 ya = sum(v for v in raw.values(sec="young", case="young-answers", mode="on", size=n, tag=tag)
                          if ok(v))
                 short = sum(v for v in raw.values(sec="young", case="short", size=n, tag=tag) if ok(v))
                 rows.append([name, "%d" % n, med_spread(list(off.values()), fmt_us),
-                             med_spread(list(on.values()), fmt_us), med_spread(rat), fmt(br),
+                             med_spread(list(on.values()), fmt_us), med_spread(rat), fmt_ci(rat), fmt(br),
                              fmt(median(off.values()) / base) if ok(base) and base > 0 else "n/a",
                              "%d" % ya + (" (%d short)" % short if short else ""),
                              verdict(mr <= bound) if ok(mr) else "not measured"])
@@ -858,13 +883,16 @@ class Report:
                          "best on / best off %s" % fmt(br, 4))
                 if ok(mr):
                     self.plot_young.append((tag, n, mr))
-        self.table(["memory reclaimed", "N", "aging off", "aging on", "on/off per rep", "best", "off vs no MR",
+        self.table(["memory reclaimed", "N", "aging off", "aging on", "on/off per rep", "95% interval", "best",
+                    "off vs no MR",
                     "young answers (on)", "goal"], rows)
         for kind, goal, bound in (("outside", goal_out, GOAL_YOUNG_OUTSIDE), ("inside", goal_in, GOAL_YOUNG_INSIDE)):
             w = worst[kind]
             if w:
-                mr, n, tag = max(x for x in w if ok(x[0])) if any(ok(x[0]) for x in w) else (float("nan"), 0, "-")
-                self.goals.append((goal, "worst %.2f (N=%d, %s); %d cases" % (mr, n, tag, len(w)),
+                mr, n, tag, ci = max(x for x in w if ok(x[0])) if any(ok(x[0]) for x in w) \
+                    else (float("nan"), 0, "-", "n/a")
+                self.goals.append((goal, "worst %.2f (N=%d, %s; 95%% interval of the median %s); %d cases"
+                                   % (mr, n, tag, ci, len(w)),
                                    all(ok(x[0]) and x[0] <= bound for x in w)))
             else:
                 self.goals.append((goal, "not measured", None))
