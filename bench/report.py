@@ -1240,8 +1240,10 @@ class Report:
                     m.get("mglru", "?"))],
                 ["packages", ", ".join("%s %s" % (k[4:], v) for k, v in sorted(m.items()) if k.startswith("pkg_"))],
                 ["rxe hw_counters", m.get("hw_counters", "?")],
-                ["run time", "%s s in the guest (%s)" % (m.get("secs_total", "?"), ", ".join(
-                    "%s %s" % (st, m["secs_" + st]) for st, _ in STEPS if "secs_" + st in m))],
+                ["run time", "%s s in the guest (%s)%s%s" % (m.get("secs_total", "?"), ", ".join(
+                    "%s %s" % (st, m["secs_" + st]) for st, _ in STEPS if "secs_" + st in m),
+                    "; expected %s s on an idle host" % m["secs_expected"] if "secs_expected" in m else "",
+                    "; %s s in all (bench/run.sh)" % m["secs_wall"] if "secs_wall" in m else "")],
                 ["host load", self.host["text"]],
                 ["verdicts", self.host["verdict"]],
                 ["date", m.get("date", "?")]]
@@ -1279,13 +1281,15 @@ class Report:
                  "back to back in one process or one boot; a goal on it is judged on the 95%% interval of that "
                  "median (order statistics of the pairs): **met** when the whole interval lies on the right side "
                  "of the bound, **not met** when it lies wholly on the wrong side, **undecided** otherwise (the "
-                 "interval straddles the bound, or fewer than 6 pairs give no interval). Host load: %s. "
-                 "Verdicts: %s." % (self.host["text"], self.host["verdict"]))
+                 "interval straddles the bound, or fewer than 6 pairs give no interval).")
         self.out()
         if NO_VERDICT:
             self.out("**Host too busy for a verdict** (%s): the timing goals below say so instead of met / not met; "
-                     "the figures are what was measured. Rerun on an idle host." % NO_VERDICT)
-            self.out()
+                     "the figures are what was measured. Rerun on an idle host, or `make bench "
+                     "BENCH_FORCE_VERDICT=1` for verdicts anyway. Host load: %s." % (NO_VERDICT, self.host["text"]))
+        else:
+            self.out("Verdicts: %s. Host load: %s." % (self.host["verdict"], self.host["text"]))
+        self.out()
         self.table(["goal", "figure", "verdict"], [[g, f, verdict(m, t)] for g, f, m, t in self.goals])
         self.md += body
 
@@ -1405,7 +1409,7 @@ def plot(rep, png):
                 "bandwidth [Gb/s] (median)", "two guests across a link: pinned vs ODP server",
                 ("#1f77b4", "pinned"), ("#d62728", "ODP")))
         if not panels:
-            panels.append(["set title 'no data to plot'", "plot NaN notitle"])
+            panels.append(["set title 'no data to plot'", "set xrange [0:1]", "set yrange [0:1]", "plot -1 notitle"])
         cmds = ["set terminal pngcairo noenhanced size %d,600 font 'sans,10'" % (700 * len(panels)),
                 "set output '%s'" % png,
                 "set multiplot layout 1,%d" % len(panels)]
