@@ -784,7 +784,7 @@ class Report:
                  "odp_pages_prefetched after the passes.")
         self.out()
         self.table(["pass", "region", "prefetch", "advise", "advise per GiB", "cold pass", "warm pass",
-                    "cold/warm per run", "pass vs none", "first touch vs none", "faulted (cold pass)",
+                    "cold/warm per rep.", "pass vs none", "first touch vs none", "faulted (cold pass)",
                     "prefetched"], rows)
         if sync_faults:
             # counts, not times: the host's load does not decide it
