@@ -602,20 +602,24 @@ run_young() {
 # scales the sum of the steps left by the pace so far (time taken / expected
 # time of the finished steps), so the costs need only be right relative to
 # each other.
-expect_secs() {
-	local nb=$(($(wc -w <<<"$PT_BW") * $(wc -w <<<"$PT_SIZES") + $(wc -w <<<"$PT_LAT")))
+nw() { NW=$#; } # NW = the number of words of its arguments (no fork: TCG forks are slow)
+expect_secs() { # STEP: EXP = its expected seconds
+	local nb
+	# shellcheck disable=SC2086
 	case $1 in
-	perftest) echo $((PT_RUNS * nb * 2 * (${PT_DUR:-1} + 3))) ;;
-	steady) echo $(($(wc -w <<<"$STEADY_CHUNKS") * 2 * STEADY_REPS * 7 / 10 + 5)) ;;
-	reg) echo $((10 + REG_REPS * 2 + REG_BIG * 15)) ;;
-	pass) echo $(($(wc -w <<<"$PASS_VARIANTS") * PASS_REPS + 5)) ;;
-	batch) echo $((5 * 2 * BATCH_REPS * 3 / 2 + 5)) ;;
-	prefetch) echo $(($(wc -w <<<"$PF_VARIANTS") * 3 * PF_REPS * 3 + 5)) ;;
-	inval) echo $(($(wc -w <<<"$INVAL_VARIANTS") * INVAL_REPS + 5)) ;;
-	pressure) echo 200 ;;
-	aging) echo $(($(wc -w <<<"$AGING_LRUS") * AGING_RUNS * 35)) ;;
-	young) echo $((YOUNG_REPS * 45 + 30)) ;;
-	*) echo 60 ;;
+	perftest)
+		nw $PT_BW; nb=$NW; nw $PT_SIZES; nb=$((nb * NW)); nw $PT_LAT
+		EXP=$((PT_RUNS * (nb + NW) * 2 * (${PT_DUR:-1} + 3))) ;;
+	steady) nw $STEADY_CHUNKS; EXP=$((NW * 2 * STEADY_REPS * 7 / 10 + 5)) ;;
+	reg) EXP=$((10 + REG_REPS * 2 + REG_BIG * 15)) ;;
+	pass) nw $PASS_VARIANTS; EXP=$((NW * PASS_REPS + 5)) ;;
+	batch) EXP=$((5 * 2 * BATCH_REPS * 3 / 2 + 5)) ;;
+	prefetch) nw $PF_VARIANTS; EXP=$((NW * 3 * PF_REPS * 3 + 5)) ;;
+	inval) nw $INVAL_VARIANTS; EXP=$((NW * INVAL_REPS + 5)) ;;
+	pressure) EXP=200 ;;
+	aging) nw $AGING_LRUS; EXP=$((NW * AGING_RUNS * 35)) ;;
+	young) EXP=$((YOUNG_REPS * 45 + 30)) ;;
+	*) EXP=60 ;;
 	esac
 }
 T0=$(date +%s)
@@ -626,7 +630,8 @@ step() {
 	el=$((t - T0))
 	STEP_I=$((STEP_I + 1))
 	for s in $STEPS_LEFT; do
-		left=$((left + $(expect_secs "$s")))
+		expect_secs "$s"
+		left=$((left + EXP))
 	done
 	# the pace of the finished steps: elapsed / expected
 	[ "$DONE_EXP" -gt 0 ] && left=$((left * el / DONE_EXP))
@@ -634,18 +639,23 @@ step() {
 	read -r _ STEPS_LEFT <<<"$STEPS_LEFT"
 	"run_$1"
 	meta "secs_$1" $(($(date +%s) - t))
-	DONE_EXP=$((DONE_EXP + $(expect_secs "$1")))
+	expect_secs "$1"
+	DONE_EXP=$((DONE_EXP + EXP))
 }
 STEPS=${BENCH_STEPS:-perftest steady reg pass batch prefetch inval pressure aging young}
-STEPS_LEFT=$STEPS STEP_TOTAL=${BENCH_STEP_TOTAL:-$(wc -w <<<"$STEPS")}
+# shellcheck disable=SC2086
+nw $STEPS
+STEPS_LEFT=$STEPS STEP_TOTAL=${BENCH_STEP_TOTAL:-$NW}
 meta steps "$STEPS"
 exp=${BENCH_AFTER_SECS:-0}
 for s in $STEPS; do
-	exp=$((exp + $(expect_secs "$s")))
+	expect_secs "$s"
+	exp=$((exp + EXP))
 done
 meta secs_expected "$exp"
-log "$STEP_TOTAL steps ($STEPS${BENCH_AFTER_SECS:+, then the two-guest step}), expected about $(mmss "$exp")" \
-	"on an idle host"
+after=
+[ "${BENCH_AFTER_SECS:-0}" -gt 0 ] && after=", then the two-guest step"
+log "$STEP_TOTAL steps ($STEPS$after), expected about $(mmss "$exp") on an idle host"
 for s in $STEPS; do
 	step "$s"
 done

@@ -31,7 +31,9 @@
 # (default) or stock), bench/pair-guest.sh in both; its rows join the same
 # raw.csv and report (about 15 minutes; BENCH_PAIR_RUNS=N pairs per case, default 6,
 # the fewest that give a 95 % interval: a pair of two-guest runs takes about a minute).
-# BENCH_TIMEOUT: the one-guest boot's limit in seconds (default 7200).
+# BENCH_TIMEOUT: the one-guest boot's limit in seconds (default 7200).  The
+# guest's BENCH_* settings (bench/guest.sh: BENCH_PT_RUNS, BENCH_STEADY_REPS,
+# ...) are passed on from this environment.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 MEM=6G SMOKE= STEPS= FORCE=${BENCH_FORCE_VERDICT:-}
@@ -89,8 +91,16 @@ if [ -n "$gsteps" ]; then
 		done
 	) &
 	follow=$!
+	# the guest does not inherit this environment: pass on the BENCH_* settings
+	# bench/guest.sh reads (BENCH_PT_RUNS, BENCH_STEADY_REPS, ...)
+	genv=()
+	for v in $(compgen -v BENCH_); do
+		case $v in BENCH_STEPS | BENCH_STEP_TOTAL | BENCH_AFTER_SECS | BENCH_PAIR_* | BENCH_TIMEOUT | \
+			BENCH_LOAD_INTERVAL | BENCH_FORCE_VERDICT) continue ;; esac
+		genv+=("$v=${!v}")
+	done
 	"$TOP/tests/vm/run" -q -m "$MEM" --timeout "${BENCH_TIMEOUT:-7200}" --out "$raw" \
-		--log "$raw/console.log" -- env BENCH_STEPS="$gsteps" BENCH_STEP_TOTAL="$total" \
+		--log "$raw/console.log" -- env "${genv[@]}" BENCH_STEPS="$gsteps" BENCH_STEP_TOTAL="$total" \
 		BENCH_AFTER_SECS="$pair_secs" bash "$TOP/bench/guest.sh" $SMOKE /vmout
 	rc=$?
 	sleep 2 # the last lines
