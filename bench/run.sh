@@ -10,7 +10,10 @@
 # where <name> = <UTC date>-<git sha>.  Every ODP-vs-pinned figure is the
 # median of interleaved pairs (20 per case where a pair takes seconds; fewer
 # for the long ones: see bench/guest.sh) with its 95 % interval, and the goals
-# are judged on the interval.  Progress: "step i of n: NAME, elapsed T, about
+# are judged on the interval.  Takes about 50 minutes in the guest on an idle
+# host (perftest about 18 of them, at 10 pairs), then about 30 for the pair
+# step (estimates from per-unit costs of earlier runs: the progress lines
+# print them).  Progress: "step i of n: NAME, elapsed T, about
 # R left" on stderr at every step (the estimate: each step's expected time
 # under TCG, scaled by the pace of the steps so far).
 # Host load: /proc/loadavg before and after, and every BENCH_LOAD_INTERVAL
