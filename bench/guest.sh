@@ -9,8 +9,10 @@
 # BENCH_STEPS: the steps to run, in order (default: perftest steady reg pass
 # batch prefetch inval pressure aging young).  Pairs per case (the method of
 # issue 15: every ODP-vs-pinned figure is the median of >= 20 interleaved
-# pairs with its 95 % interval; the steps whose runs are long get fewer):
-# BENCH_PT_RUNS (perftest, default 20), BENCH_STEADY_REPS (20),
+# pairs with its 95 % interval; the steps whose runs are long get fewer, so
+# that the whole bench stays near an hour and a half under TCG):
+# BENCH_PT_RUNS (perftest, default 10: a pair of the 11 cases is 22 runs of
+# about 5 s, so 20 pairs would take about 37 min alone), BENCH_STEADY_REPS (20),
 # BENCH_REG_REPS (20; BENCH_REG_BIG from 256 MiB, 6), BENCH_PASS_REPS (20),
 # BENCH_BATCH_REPS (6), BENCH_PF_REPS (8), BENCH_INVAL_REPS (20),
 # BENCH_AGING_RUNS (6: each aging mode goes first 3 times; 6 gives the
@@ -66,7 +68,7 @@ if [ "$SMOKE" = 1 ]; then
 	AGING_SIZE=4 AGING_RUNS=1 AGING_ROUNDS=2 AGING_SWEEPS=2
 	YOUNG_NS="0 1 10" YOUNG_LAYOUTS="outside inside+hot" YOUNG_DATA=16 YOUNG_REPS=1 YOUNG_INVAL=1
 else
-	PT_RUNS=${BENCH_PT_RUNS:-20} PT_MODE=duration PT_DUR=${BENCH_PT_DUR:-2}
+	PT_RUNS=${BENCH_PT_RUNS:-10} PT_MODE=duration PT_DUR=${BENCH_PT_DUR:-2}
 	STEADY_SIZE=2M STEADY_REPS=${BENCH_STEADY_REPS:-20} STEADY_CHUNKS="4K 64K 1M"
 	REG_SIZES=4K,64K,1M,16M,256M,1G,4G REG_REPS=${BENCH_REG_REPS:-20} REG_BIG=${BENCH_REG_BIG:-6}
 	PASS_SIZE=2M PASS_REPS=${BENCH_PASS_REPS:-20}
