@@ -12,7 +12,7 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$d"' EXIT
 R=$TOP/bench/report.py
 
 # The interval and the verdict rules themselves.
-/usr/bin/python3 - "$TOP/bench" <<'PY' || fail "ci_state / all_state"
+PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 - "$TOP/bench" <<'PY' || fail "ci_state / all_state"
 import sys
 sys.path.insert(0, sys.argv[1])
 import report as r
