@@ -7,12 +7,22 @@
 # usage: [BENCH_STEPS="aging ..."] bench/guest.sh [--smoke] OUTDIR
 #
 # BENCH_STEPS: the steps to run, in order (default: perftest steady reg pass
-# batch prefetch inval pressure aging young).  Also read from the environment:
-# BENCH_PT_RUNS, BENCH_PT_DUR, BENCH_BATCH_PARAM, BENCH_BATCH_VALUES,
-# BENCH_PF_REPS (default 7),
-# BENCH_AGING_RUNS (default 4: each aging mode goes first twice),
+# batch prefetch inval pressure aging young).  Pairs per case (the method of
+# issue 15: every ODP-vs-pinned figure is the median of >= 20 interleaved
+# pairs with its 95 % interval; the steps whose runs are long get fewer, so
+# that the whole bench stays near an hour and a half under TCG):
+# BENCH_PT_RUNS (perftest, default 10: a pair of the 11 cases is 22 runs of
+# about 5 s, so 20 pairs would take about 37 min alone), BENCH_STEADY_REPS (20),
+# BENCH_REG_REPS (20; BENCH_REG_BIG from 256 MiB, 6), BENCH_PASS_REPS (20),
+# BENCH_BATCH_REPS (6), BENCH_PF_REPS (8), BENCH_INVAL_REPS (20),
+# BENCH_AGING_RUNS (6: each aging mode goes first 3 times; 6 gives the
+# smallest 95 % interval, min-max), BENCH_YOUNG_REPS (8).  Also:
+# BENCH_PT_DUR, BENCH_BATCH_PARAM, BENCH_BATCH_VALUES,
 # BENCH_AGING_LRUS (default "mglru classic"), BENCH_YOUNG_NS (default
-# "0 1 100 1000 10000"), BENCH_YOUNG_REPS (default 5).
+# "0 1 100 1000 10000").  Progress: at the start of every step a line
+# "bench: step I of N: NAME, elapsed T, about R left" (stderr, so the
+# console; bench/run.sh shows them); BENCH_STEP_TOTAL and BENCH_AFTER_SECS
+# count steps that run after the guest (bench/run.sh's pair step).
 #
 # Writes OUTDIR/raw.csv (one row per measurement:
 # section,case,mode,size,tag,run,value,unit), OUTDIR/meta.txt (kernel, module,
@@ -58,19 +68,19 @@ if [ "$SMOKE" = 1 ]; then
 	AGING_SIZE=4 AGING_RUNS=1 AGING_ROUNDS=2 AGING_SWEEPS=2
 	YOUNG_NS="0 1 10" YOUNG_LAYOUTS="outside inside+hot" YOUNG_DATA=16 YOUNG_REPS=1 YOUNG_INVAL=1
 else
-	PT_RUNS=${BENCH_PT_RUNS:-3} PT_MODE=duration PT_DUR=${BENCH_PT_DUR:-2}
-	STEADY_SIZE=2M STEADY_REPS=8 STEADY_CHUNKS="4K 64K 1M"
-	REG_SIZES=4K,64K,1M,16M,256M,1G,4G REG_REPS=5 REG_BIG=3
-	PASS_SIZE=2M PASS_REPS=7
+	PT_RUNS=${BENCH_PT_RUNS:-10} PT_MODE=duration PT_DUR=${BENCH_PT_DUR:-2}
+	STEADY_SIZE=2M STEADY_REPS=${BENCH_STEADY_REPS:-20} STEADY_CHUNKS="4K 64K 1M"
+	REG_SIZES=4K,64K,1M,16M,256M,1G,4G REG_REPS=${BENCH_REG_REPS:-20} REG_BIG=${BENCH_REG_BIG:-6}
+	PASS_SIZE=2M PASS_REPS=${BENCH_PASS_REPS:-20}
 	PASS_VARIANTS="write read write+local read+local write+fresh"
-	BATCH_SIZE=2M BATCH_REPS=3
-	PF_SIZE=16M PF_REPS=${BENCH_PF_REPS:-7} PF_VARIANTS="write read write+fresh"
-	INVAL_SIZE=8M INVAL_REPS=7
+	BATCH_SIZE=2M BATCH_REPS=${BENCH_BATCH_REPS:-6}
+	PF_SIZE=16M PF_REPS=${BENCH_PF_REPS:-8} PF_VARIANTS="write read write+fresh"
+	INVAL_SIZE=8M INVAL_REPS=${BENCH_INVAL_REPS:-20}
 	INVAL_VARIANTS="dontneed:on dontneed:off munmap:on munmap:off"
 	PRESS_MAX=64M PRESS_WS=128M PRESS_PASSES=1 PRESS_CHUNK=1M ZRAM=256M
-	AGING_SIZE=16 AGING_RUNS=${BENCH_AGING_RUNS:-4} AGING_ROUNDS=5 AGING_SWEEPS=2
+	AGING_SIZE=16 AGING_RUNS=${BENCH_AGING_RUNS:-6} AGING_ROUNDS=5 AGING_SWEEPS=2
 	YOUNG_NS=${BENCH_YOUNG_NS:-0 1 100 1000 10000} YOUNG_LAYOUTS="outside inside outside+hot inside+hot"
-	YOUNG_DATA=128 YOUNG_REPS=${BENCH_YOUNG_REPS:-5} YOUNG_INVAL=3
+	YOUNG_DATA=128 YOUNG_REPS=${BENCH_YOUNG_REPS:-8} YOUNG_INVAL=3
 fi
 AGING_LRUS=${BENCH_AGING_LRUS:-mglru classic}
 ACG=/sys/fs/cgroup/bench-aging
@@ -145,8 +155,13 @@ log "ODP: $ODP ($(tr '\n' ' ' <<<"$caps"))"
 # shellcheck source=../tests/lib/perftest.sh
 source "$TOP/tests/lib/perftest.sh"
 
+# Pairs: for each case the pinned and the --odp run back to back, which goes
+# first alternating from pair to pair (bench/report.py takes the ratio per
+# pair, its median and the 95 % interval of the median).
 run_perftest() {
-	local run prog size kind mode args lg v n order unit
+	local run prog size kind mode args lg v n order unit t
+	meta perftest_runs "$PT_RUNS"
+	meta perftest_dur "${PT_DUR:-iters}"
 	for run in $(seq "$PT_RUNS"); do
 		for prog in $PT_BW $PT_LAT; do
 			case $prog in *_lat) kind=lat; sizes=$LAT_SIZE ;; *) kind=bw; sizes=$PT_SIZES ;; esac
@@ -170,7 +185,7 @@ run_perftest() {
 					fi
 					[ "$mode" = odp ] && args+=(--odp)
 					lg=$LOGS/perftest-$prog-$size-$mode-$run
-					v= unit=failed
+					v= unit=failed t=$EPOCHREALTIME
 					if PT_LOG=$lg PT_QUIET=1 perftest "$prog" "${args[@]}"; then
 						if perftest_clock_ok "$lg-client.log"; then
 							v=$(perftest_value "$lg-client.log" "$kind")
@@ -178,6 +193,8 @@ run_perftest() {
 							unit=no-clock
 						fi
 					fi
+					echo "   perftest $prog $size $mode run $run: $(awk -v a="$t" -v b="$EPOCHREALTIME" \
+						'BEGIN { printf "%.1f", b - a }') s" >>"$LOGS/bench.log"
 					if [ -z "$v" ]; then
 						log "perftest $prog $size $mode run $run: no figure ($unit, see $lg-*.log)"
 						row perftest "$prog" "$mode" "$size" - "$run" NaN "$unit"
@@ -206,6 +223,7 @@ bench() { # logname odp-bench-args...
 
 run_steady() {
 	local c op
+	meta steady_reps "$STEADY_REPS"
 	for c in $STEADY_CHUNKS; do
 		for op in write read; do
 			local args=(--size "$STEADY_SIZE" --reps "$STEADY_REPS" --chunk "$c")
@@ -217,6 +235,8 @@ run_steady() {
 
 run_reg() {
 	local a=$OUT/.a b=$OUT/.b big=${REG_SIZES##*,}
+	meta reg_reps "$REG_REPS"
+	meta reg_big_reps "$REG_BIG"
 	bench reg reg --sizes "${REG_SIZES%,*}" --reps "$REG_REPS" --big-reps "$REG_BIG"
 	# The largest size: ODP, then pinned.  Debian's rxe keeps a pinned MR's
 	# page list in one kmalloc'd array (16 bytes per 4 KiB page), so pinning
@@ -244,6 +264,7 @@ variant_args() {
 
 run_pass() {
 	local a=$OUT/.a b=$OUT/.b v
+	meta pass_reps "$PASS_REPS"
 	for tag in $PASS_VARIANTS; do
 		local args=(--size "$PASS_SIZE" --reps "$PASS_REPS" --chunk 1M $(variant_args "$tag"))
 		snap "$a"
@@ -314,6 +335,7 @@ run_prefetch() {
 
 run_inval() {
 	local v
+	meta inval_reps "$INVAL_REPS"
 	for v in $INVAL_VARIANTS; do
 		local args=(--size "$INVAL_SIZE" --reps "$INVAL_REPS" --thp "${v#*:}" --chunk 1M)
 		[ "${v%%:*}" = munmap ] && args+=(--munmap)
@@ -576,15 +598,66 @@ run_young() {
 }
 
 # ---------------------------------------------------------------- main
+# What a step is expected to take, in seconds, under TCG on an idle 2-core
+# host: per-unit costs (a perftest run, a pair of passes, an aging run, ...)
+# measured in earlier runs, times this run's repetitions.  The progress line
+# scales the sum of the steps left by the pace so far (time taken / expected
+# time of the finished steps), so the costs need only be right relative to
+# each other.
+nw() { NW=$#; } # NW = the number of words of its arguments (no fork: TCG forks are slow)
+expect_secs() { # STEP: EXP = its expected seconds
+	local nb
+	# shellcheck disable=SC2086
+	case $1 in
+	perftest)
+		nw $PT_BW; nb=$NW; nw $PT_SIZES; nb=$((nb * NW)); nw $PT_LAT
+		EXP=$((PT_RUNS * (nb + NW) * 2 * (${PT_DUR:-1} + 3))) ;;
+	steady) nw $STEADY_CHUNKS; EXP=$((NW * 2 * STEADY_REPS * 7 / 10 + 5)) ;;
+	reg) EXP=$((10 + REG_REPS * 2 + REG_BIG * 15)) ;;
+	pass) nw $PASS_VARIANTS; EXP=$((NW * PASS_REPS + 5)) ;;
+	batch) EXP=$((5 * 2 * BATCH_REPS * 3 / 2 + 5)) ;;
+	prefetch) nw $PF_VARIANTS; EXP=$((NW * 3 * PF_REPS * 3 + 5)) ;;
+	inval) nw $INVAL_VARIANTS; EXP=$((NW * INVAL_REPS + 5)) ;;
+	pressure) EXP=200 ;;
+	aging) nw $AGING_LRUS; EXP=$((NW * AGING_RUNS * 35)) ;;
+	young) EXP=$((YOUNG_REPS * 45 + 30)) ;;
+	*) EXP=60 ;;
+	esac
+}
 T0=$(date +%s)
+mmss() { printf "%dm%02ds" $(($1 / 60)) $(($1 % 60)); }
+STEP_I=0 DONE_EXP=0
 step() {
-	local t=$(date +%s)
-	log "== $1 (t+$((t - T0))s)"
+	local t=$(date +%s) left=${BENCH_AFTER_SECS:-0} s el
+	el=$((t - T0))
+	STEP_I=$((STEP_I + 1))
+	for s in $STEPS_LEFT; do
+		expect_secs "$s"
+		left=$((left + EXP))
+	done
+	# the pace of the finished steps: elapsed / expected
+	[ "$DONE_EXP" -gt 0 ] && left=$((left * el / DONE_EXP))
+	log "step $STEP_I of $STEP_TOTAL: $1, elapsed $(mmss "$el"), about $(mmss "$left") left"
+	read -r _ STEPS_LEFT <<<"$STEPS_LEFT"
 	"run_$1"
 	meta "secs_$1" $(($(date +%s) - t))
+	expect_secs "$1"
+	DONE_EXP=$((DONE_EXP + EXP))
 }
 STEPS=${BENCH_STEPS:-perftest steady reg pass batch prefetch inval pressure aging young}
+# shellcheck disable=SC2086
+nw $STEPS
+STEPS_LEFT=$STEPS STEP_TOTAL=${BENCH_STEP_TOTAL:-$NW}
 meta steps "$STEPS"
+exp=${BENCH_AFTER_SECS:-0}
+for s in $STEPS; do
+	expect_secs "$s"
+	exp=$((exp + EXP))
+done
+meta secs_expected "$exp"
+after=
+[ "${BENCH_AFTER_SECS:-0}" -gt 0 ] && after=", then the two-guest step"
+log "$STEP_TOTAL steps ($STEPS$after), expected about $(mmss "$exp") on an idle host"
 for s in $STEPS; do
 	step "$s"
 done

@@ -2,14 +2,28 @@
 # make bench: the full benchmark, pinned vs ODP and ODP page aging on vs off, in
 # ONE boot of the 6.12 guest.
 #
-# usage: bench/run.sh [--smoke] [-m MEM] [--steps "perftest reg ..."]
+# usage: bench/run.sh [--smoke] [-m MEM] [--steps "perftest reg ..."] [--force-verdict]
 #
 # Runs bench/guest.sh in the guest (tests/vm/run, -m 6G by default so a 4 GiB
 # MR can be pinned), collects raw.csv/meta.txt/logs in build/bench/<name>/ and
 # writes bench/results/<name>.md, .csv, -raw.csv and .png with bench/report.py,
-# where <name> = <UTC date>-<git sha>.  Takes about 30-45 minutes under TCG
-# (the aging step alone: 3-5 minutes on a lightly loaded host; the young step
-# about as long).
+# where <name> = <UTC date>-<git sha>.  Every ODP-vs-pinned figure is the
+# median of interleaved pairs (20 per case where a pair takes seconds; fewer
+# for the long ones: see bench/guest.sh) with its 95 % interval, and the goals
+# are judged on the interval.  Takes about 50 minutes in the guest on an idle
+# host (perftest about 18 of them, at 10 pairs), then about 30 for the pair
+# step (estimates from per-unit costs of earlier runs: the progress lines
+# print them).  Progress: "step i of n: NAME, elapsed T, about
+# R left" on stderr at every step (the estimate: each step's expected time
+# under TCG, scaled by the pace of the steps so far).
+# Host load: /proc/loadavg before and after, and every BENCH_LOAD_INTERVAL
+# seconds (default 10) the CPU time of other processes than the bench's own
+# (bench/hostload.py, into build/bench/<name>/hostload.csv).  When the host was
+# too busy (1-min load > 1.5 before the start, or others using > 0.5 CPU on
+# average during the run; see bench/report.py) the report writes "host too
+# busy for a verdict" instead of met / not met.
+# --force-verdict (or BENCH_FORCE_VERDICT=1, e.g. make bench
+#          BENCH_FORCE_VERDICT=1): verdicts even on a busy host (marked forced).
 # --smoke: tiny sizes, one run each (what tests/guest/90-bench-smoke.sh does).
 # --steps: only these steps, in this order (default all: perftest steady reg
 #          pass batch prefetch inval pressure aging young pair); the name gets "-<steps>" appended
@@ -18,13 +32,19 @@
 # tests/vm/pair (guest a: our rdma_rxe, the perftest server, pinned vs --odp,
 # without and with a memory limit; guest b: the client, BENCH_PAIR_B = ours
 # (default) or stock), bench/pair-guest.sh in both; its rows join the same
-# raw.csv and report (about 10 minutes; BENCH_PAIR_RUNS=N pairs per case, default 5).
+# raw.csv and report (about 15 minutes; BENCH_PAIR_RUNS=N pairs per case, default 6,
+# the fewest that give a 95 % interval: a pair of two-guest runs takes about a minute).
+# BENCH_TIMEOUT: the one-guest boot's limit in seconds (default 7200).  The
+# guest's BENCH_* settings (bench/guest.sh: BENCH_PT_RUNS, BENCH_STEADY_REPS,
+# ...) are passed on from this environment.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-MEM=6G SMOKE= STEPS=
+MEM=6G SMOKE= STEPS= FORCE=${BENCH_FORCE_VERDICT:-}
+[ "$FORCE" = 0 ] && FORCE=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--smoke) SMOKE=--smoke; shift ;;
+	--force-verdict) FORCE=1; shift ;;
 	-m) MEM=$2; shift 2 ;;
 	--steps) STEPS=$2; shift 2 ;;
 	-h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -41,26 +61,68 @@ rm -rf "$raw"
 mkdir -p "$raw" "$TOP/bench/results"
 echo "bench: raw data in $raw" >&2
 t0=$(date +%s)
-load0=$(cut -d' ' -f1 /proc/loadavg)
+loadavg0=$(cat /proc/loadavg)
+# the host's load while the bench runs: bench/hostload.py samples it until this
+# script exits (or is ended below)
+python3 "$TOP/bench/hostload.py" $$ "$raw/hostload.csv" "${BENCH_LOAD_INTERVAL:-10}" &
+hlpid=$!
 # the one-guest steps in one boot, then the two-guest step
 all="perftest steady reg pass batch prefetch inval pressure aging young pair"
 gsteps=$(echo " ${STEPS:-$all} " | sed 's/ pair / /g' | xargs)
+total=$(wc -w <<<"${STEPS:-$all}")
+pair_runs=${BENCH_PAIR_RUNS:-6}
+[ -n "$SMOKE" ] && pair_runs=1
+# the pair step's expected time: 3 programs x 2 conditions x 2 modes per pair,
+# about 25 s a run under TCG (the two guests in lockstep, -D 2), plus the boots
+pair_secs=0
+if [[ " ${STEPS:-$all} " = *" pair "* ]]; then
+	pair_secs=$((pair_runs * 12 * 25 + 60))
+	[ -n "$SMOKE" ] && pair_secs=120
+fi
+mmss() { printf "%dm%02ds" $(($1 / 60)) $(($1 % 60)); }
 rc=0
 if [ -n "$gsteps" ]; then
-	BENCH_STEPS=$gsteps "$TOP/tests/vm/run" -q -m "$MEM" --timeout 3300 --out "$raw" \
-		--log "$raw/console.log" -- env BENCH_STEPS="$gsteps" bash "$TOP/bench/guest.sh" $SMOKE /vmout
+	# the guest's progress lines, from its console as they come
+	(
+		seen=0
+		while sleep 2; do
+			n=$(grep -ac '^bench: \(step \|[0-9]* steps\)' "$raw/console.log" 2>/dev/null)
+			[ "${n:-0}" -gt "$seen" ] || continue
+			grep -a '^bench: \(step \|[0-9]* steps\)' "$raw/console.log" | tail -n +$((seen + 1)) |
+				head -n $((n - seen)) | tr -d '\r' >&2
+			seen=$n
+		done
+	) &
+	follow=$!
+	# the guest does not inherit this environment: pass on the BENCH_* settings
+	# bench/guest.sh reads (BENCH_PT_RUNS, BENCH_STEADY_REPS, ...)
+	genv=()
+	for v in $(compgen -v BENCH_); do
+		case $v in BENCH_STEPS | BENCH_STEP_TOTAL | BENCH_AFTER_SECS | BENCH_PAIR_* | BENCH_TIMEOUT | \
+			BENCH_LOAD_INTERVAL | BENCH_FORCE_VERDICT) continue ;; esac
+		genv+=("$v=${!v}")
+	done
+	"$TOP/tests/vm/run" -q -m "$MEM" --timeout "${BENCH_TIMEOUT:-7200}" --out "$raw" \
+		--log "$raw/console.log" -- env "${genv[@]}" BENCH_STEPS="$gsteps" BENCH_STEP_TOTAL="$total" \
+		BENCH_AFTER_SECS="$pair_secs" bash "$TOP/bench/guest.sh" $SMOKE /vmout
 	rc=$?
+	sleep 2 # the last lines
+	kill "$follow" 2>/dev/null
+	wait "$follow" 2>/dev/null
 	echo "bench: guest finished rc=$rc after $(($(date +%s) - t0))s (console: $raw/console.log)" >&2
 fi
 : >>"$raw/raw.csv"
 if [[ " ${STEPS:-$all} " = *" pair "* ]]; then
 	t1=$(date +%s)
-	penv="BENCH_PAIR_RUNS=${BENCH_PAIR_RUNS:-5}"
+	el=$((t1 - t0))
+	echo "bench: step $total of $total: pair, elapsed $(mmss "$el"), about $(mmss "$pair_secs") left" \
+		"(its expected time)" >&2
+	penv="BENCH_PAIR_RUNS=$pair_runs"
 	[ -n "$SMOKE" ] && penv="BENCH_PAIR_RUNS=1 BENCH_PAIR_DUR=1 BENCH_PAIR_PROGS=ib_write_bw"
 	for v in BENCH_PAIR_DUR BENCH_PAIR_SIZE BENCH_PAIR_PROGS BENCH_PAIR_MAX BENCH_PAIR_HOG BENCH_PAIR_CONDS; do
 		[ -n "${!v:-}" ] && penv="$penv $v=$(printf %q "${!v}")"
 	done
-	"$TOP/tests/vm/pair" -q --a ours --b "${BENCH_PAIR_B:-ours}" --timeout 2400 --logdir "$raw/pair" \
+	"$TOP/tests/vm/pair" -q --a ours --b "${BENCH_PAIR_B:-ours}" --timeout $((pair_secs * 3 > 2400 ? pair_secs * 3 : 2400)) --logdir "$raw/pair" \
 		--cmd-a "env $penv bash bench/pair-guest.sh" --cmd-b "env $penv bash bench/pair-guest.sh" \
 		>"$raw/pair.log" 2>&1
 	prc=$?
@@ -77,15 +139,23 @@ if [[ " ${STEPS:-$all} " = *" pair "* ]]; then
 		[ -n "$gsteps" ] || echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	} >>"$raw/meta.txt"
 fi
+kill "$hlpid" 2>/dev/null
+wait "$hlpid" 2>/dev/null
 [ -s "$raw/raw.csv" ] || { echo "bench: no results came back" >&2; exit 1; }
 {
-	echo "host_load_start=$load0"
+	echo "host_load_start=${loadavg0%% *}"
+	echo "host_loadavg_start=$loadavg0"
 	echo "host_load_end=$(cut -d' ' -f1 /proc/loadavg)"
+	echo "host_loadavg_end=$(cat /proc/loadavg)"
+	echo "host_load_interval=${BENCH_LOAD_INTERVAL:-10}"
+	echo "host_cpus=$(nproc)"
 	echo "host_console_log=$raw/console.log"
+	echo "secs_wall=$(($(date +%s) - t0))"
+	echo "force_verdict=${FORCE:-0}"
 	echo "guest_rc=$rc"
 } >>"$raw/meta.txt"
 out=$TOP/bench/results/$name
 [ -n "$SMOKE" ] && out=$raw/report
-python3 "$TOP/bench/report.py" "$raw" "$out" --title "rxe-odp bench $name" || rc=1
+python3 "$TOP/bench/report.py" "$raw" "$out" --title "rxe-odp bench $name" ${FORCE:+--force-verdict} || rc=1
 echo "bench: report $out.md" >&2
 exit "$rc"

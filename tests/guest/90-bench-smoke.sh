@@ -99,7 +99,8 @@ need "young N=10 invalidation of an MR page" '$1 == "young" && $2 == "inval-dont
 bad=$(awk -F, '$1 == "young" && (($2 == "exit" && $7 != 0) || ($2 == "young-answers" && $3 == "off" && $7 != 0))' "$raw")
 [ -z "$bad" ] || fail "young step: a run failed or odp_aging=N answered: $bad"
 
-# The report: every section, every goal row measured (met or not met).
+# The report: every section, every goal row measured (met, not met, or undecided:
+# one pair per case gives no 95 % interval, so the smoke's timing goals are undecided).
 for h in "## Goals" "## 1. Steady state" "### Steady state, finely interleaved" "## 2. Registration" \
 	"## 3. Cold vs warm" "### Fault batch size" "### Prefetch" "## 4. Invalidation" "## 5. Memory pressure" "## 6. Page aging" \
 	"## 7. Page aging at scale" \
@@ -114,7 +115,7 @@ for g in "steady-state ODP/pinned >= 0.98 (perftest" "steady-state ODP/pinned >=
 	line=$(grep -F "| $g" "$md" | head -1)
 	[ -n "$line" ] || fail "report has no goal row '$g'"
 	case "$line" in
-	*"**met**"* | *"**not met**"*) ;;
+	*"**met**"* | *"**not met**"* | *"**undecided**"*) ;;
 	# The smoke registers at most 16 MiB: the 1 GiB goal is not measured there.
 	*"1 GiB"*"not measured"*) ;;
 	*) fail "goal row not measured: $line" ;;

@@ -1,0 +1,97 @@
+#!/bin/bash
+# bench/report.py's method (issue 15) on a synthetic run, no guest needed:
+# verdicts on the 95 % interval of the median pair ratio (met when all of it
+# is on the right side of the bound, not met when all of it is on the wrong
+# side, undecided otherwise or below 6 pairs), and the host-load gate: a busy
+# host (1-min load before the start > 1.5, or others using > 0.5 CPU during
+# the run) gets "host too busy for a verdict" on every timing goal, but not on
+# a correctness goal, unless --force-verdict.
+source "$TOP/tests/lib/host.sh"
+d=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$d"' EXIT
+R=$TOP/bench/report.py
+
+# The interval and the verdict rules themselves.
+PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 - "$TOP/bench" <<'PY' || fail "ci_state / all_state"
+import sys
+sys.path.insert(0, sys.argv[1])
+import report as r
+lo, hi = r.median_ci([float(i) for i in range(1, 21)])
+assert (lo, hi) == (6.0, 15.0), (lo, hi)  # n = 20: ranks 6 and 15
+assert r.median_ci([1.0] * 5) != r.median_ci([1.0] * 5)  # nan: no interval below 6 pairs
+assert r.ci_state([1.0 + i / 100 for i in range(20)], 0.98) is True
+assert r.ci_state([0.80 + i / 100 for i in range(20)], 0.98) is False
+assert r.ci_state([0.90 + i / 100 for i in range(20)], 0.98).startswith("undecided: the interval")
+assert r.ci_state([1.0] * 5, 0.98).startswith("undecided: 5 pairs")
+assert r.ci_state([1.5] * 20, 2.0, higher=False) is True
+assert r.ci_state([2.5] * 20, 2.0, higher=False) is False
+assert r.ci_state([], 0.98) is None
+assert r.all_state([True, True]) is True
+assert r.all_state([True, "undecided: x", False]) is False
+assert r.all_state([True, "undecided: x"]).startswith("undecided: 1 of 2")
+print("interval and verdict rules: ok")
+PY
+
+# A run: steady WRITE at parity (met), READ 20% slower (not met), 1 MiB READ
+# straddling 0.98 (undecided), and the pressure step's correctness goal.
+/usr/bin/python3 - "$d/raw.csv" <<'PY'
+import sys
+rows = []
+for case, f in (("write-4096", lambda i: 1.00 + (i % 5) / 100), ("read-4096", lambda i: 0.80 + (i % 5) / 100),
+                ("read-1048576", lambda i: 0.90 + (i % 20) / 100)):
+    for run in range(1, 21):
+        rows.append("steady,%s,pinned,2097152,-,%d,1000,us" % (case, run))
+        rows.append("steady,%s,odp,2097152,-,%d,%.3f,us" % (case, run, 1000 / f(run)))
+rows += ["pressure,exit,odp,134217728,limit,0,0,status", "pressure,corrupt-cpu,odp,134217728,limit,0,0,count",
+         "pressure,corrupt-rdma,odp,134217728,limit,0,0,count"]
+open(sys.argv[1], "w").write("\n".join(rows) + "\n")
+PY
+run() { # NAME LOAD_START OTHERS [report options]: the report of the run
+	local name=$1 start=$2 others=$3
+	shift 3
+	printf 'steps=steady pressure\nhost_load_start=%s\nhost_load_end=2.1\nhost_load_interval=10\nhost_cpus=2\n' \
+		"$start" >"$d/meta.txt"
+	printf '%d,1.0,%s,1.9\n' 10 "$others" 20 "$others" 30 "$others" >"$d/hostload.csv"
+	ERR=$(/usr/bin/python3 "$R" "$d" "$d/out" --title "$name" "$@" 2>&1 >/dev/null) || fail "$name: report.py failed: $ERR"
+	MD=$(cat "$d/out.md")
+	echo "$name: $(grep -F '| steady-state ODP/pinned' <<<"$MD" | awk -F'|' '{ print $4 }')"
+}
+has() { grep -qF -- "$2" <<<"$MD" || { echo "$MD"; fail "$1: no '$2' in the report"; }; }
+hasnt() { ! grep -qF -- "$2" <<<"$MD" || { echo "$MD"; fail "$1: '$2' in the report"; }; }
+
+run "idle host" 0.3 0.10
+has "idle host" "| RDMA WRITE | 4 KiB |"
+grep -F "| RDMA WRITE | 4 KiB |" <<<"$MD" | grep -qF "| 20 |" || fail "idle host: WRITE row without 20 pairs"
+grep -F "| RDMA WRITE | 4 KiB |" <<<"$MD" | grep -qF "**met**" || fail "idle host: WRITE at parity not met"
+grep -F "| RDMA READ | 4 KiB |" <<<"$MD" | grep -qF "**not met**" || fail "idle host: READ at 0.8 not 'not met'"
+grep -F "| RDMA READ | 1 MiB |" <<<"$MD" | grep -qF "**undecided** (the interval" ||
+	fail "idle host: a straddling interval is not undecided"
+grep -F "| steady-state ODP/pinned" <<<"$MD" | grep -qF "**not met**" || fail "idle host: the goal is not 'not met'"
+has "idle host" "given: the host was idle enough"
+hasnt "idle host" "host too busy for a verdict"
+
+run "busy before the start" 3.0 0.10
+grep -F "| steady-state ODP/pinned" <<<"$MD" | grep -qF "host too busy for a verdict" ||
+	fail "busy host: the timing goal still has a verdict"
+grep -F "| under pressure ODP completes" <<<"$MD" | grep -qF "**met**" ||
+	fail "busy host: the correctness goal lost its verdict"
+grep -F "| RDMA WRITE | 4 KiB |" <<<"$MD" | grep -qF "host too busy for a verdict" ||
+	fail "busy host: a table row still has a verdict"
+has "busy before the start" "1-min load 3 > 1.5 before the start"
+grep -qF "host too busy for a verdict" <<<"$ERR" || fail "busy host: report.py does not say so: $ERR"
+
+run "busy during the run" 0.3 0.80
+grep -F "| steady-state ODP/pinned" <<<"$MD" | grep -qF "host too busy for a verdict" ||
+	fail "others using 0.8 CPU: the timing goal still has a verdict"
+has "busy during the run" "others used 0.8 CPUs on average during the run"
+
+run "busy, forced" 3.0 0.10 --force-verdict
+grep -F "| steady-state ODP/pinned" <<<"$MD" | grep -qF "**not met**" || fail "forced: no verdict"
+has "busy, forced" "**forced** although the host was too busy"
+
+rm -f "$d/hostload.csv"
+: >"$d/meta.txt"
+/usr/bin/python3 "$R" "$d" "$d/out" >/dev/null 2>&1 || fail "report.py without host load failed"
+MD=$(cat "$d/out.md")
+has "no load recorded" "the host's load was not recorded"
+echo "bench report: ok"
