@@ -61,10 +61,10 @@ lbytes=$((${LB%K} * 1024))
 for prog in ib_write_bw ib_send_bw; do
 	pair_perftest_case a 1 0 "$prog" -s "$lbytes" -n 400 --report_gbits || exit 1
 done
-pair_rv a loss1-write-send "$ODP" "$STOCK --ops write,send -b $LB" || fail "loss1-write-send run failed in $ROLE"
+pair_rv a loss1-write-send "$ODP -b $LB" "$STOCK --ops write,send -b $LB" || fail "loss1-write-send run failed in $ROLE"
 pair_rv_verify loss1-write-send a
 pair_netem loss 5% delay 1ms reorder 25% 50% || fail "netem in $ROLE"
-pair_rv a loss5-reorder-write-send "$ODP" "$STOCK --ops write,send -b $LB" ||
+pair_rv a loss5-reorder-write-send "$ODP -b $LB" "$STOCK --ops write,send -b $LB" ||
 	fail "loss5-reorder-write-send run failed in $ROLE"
 pair_rv_verify loss5-reorder-write-send a
 pair_netem
