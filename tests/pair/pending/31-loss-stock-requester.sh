@@ -1,4 +1,17 @@
 #!/bin/bash
+# PENDING (tests/check.sh does not run it).  4 December, host at load 10-30
+# (several helpers' guests): 0 of 5 runs passed.  r1: the lossy part's
+# reclaim-verify server lacked -b 4K (fixed since; the no-loss part and the
+# lossy perftest passed); r2, r3: RCU stall reports in guest a (host
+# starvation); s1: our server's rdma_create_qp failed with EINVAL in the
+# no-loss reclaim-verify (not understood); s2: the no-loss reclaim-verify,
+# every operation, stock client with a 4.3 s QP timeout, STALLED after 21
+# transactions: 3 of 4 stock QPs with a frozen sq-psn, our responder counted
+# 2652 duplicate requests, 0 RNR NAKs, 0 fault errors (not understood: not
+# yet run against a stock responder).  Run:
+#   tests/vm/pair --a ours --b stock --mtu 4200 --netem 'loss 1% delay 1ms' \
+#       --cmd-a 'bash tests/pair/pending/31-loss-stock-requester.sh' \
+#       --cmd-b 'bash tests/pair/pending/31-loss-stock-requester.sh'
 # Debian's STOCK rdma_rxe as the requester (guest b) against OUR rdma_rxe with
 # ODP as the responder (guest a): tests/pair/30 turned around.  Our server's
 # MRs are ODP, every reclaim kind fires on them under a cgroup limit below the
