@@ -30,6 +30,7 @@ void rv_config_defaults(struct rv_config *c)
 	c->duration = 10;
 	c->progress = 1;
 	c->stall = 60;
+	c->ack_timeout = -1;
 	c->seed = 1;
 }
 
@@ -79,6 +80,8 @@ void rv_usage(FILE *f, const char *prog)
 "                       (default 0: stop at --duration)\n"
 "  --max-duration SEC   the bound of --min-events (default 10 x --duration); the\n"
 "                       report then shows which kinds fell short\n"
+"  --ack-timeout N      the QPs' Local ACK Timeout, 4.096 us x 2^N (default\n"
+"                       rdma_cm's); this side's requester resends after it\n"
 "Memory:\n"
 "  --odp                On-Demand-Paging MRs (default)\n"
 "  --pinned             pinned MRs everywhere\n"
@@ -215,7 +218,7 @@ static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 
 enum {
 	O_SERVER = 256, O_CLIENT, O_ADDR, O_OPS, O_ODP, O_PINNED, O_MIX, O_NORECLAIM,
-	O_CGMAX, O_JSON, O_JSONFILE, O_PROGRESS, O_STALL, O_SEED,
+	O_CGMAX, O_JSON, O_JSONFILE, O_PROGRESS, O_STALL, O_ACKTO, O_SEED,
 	O_MINEV, O_MAXDUR,
 };
 
@@ -245,6 +248,7 @@ int rv_parse_args(struct rv_config *c, int argc, char **argv, char *err, size_t 
 		{ "json-file", required_argument, NULL, O_JSONFILE },
 		{ "progress", required_argument, NULL, O_PROGRESS },
 		{ "stall", required_argument, NULL, O_STALL },
+		{ "ack-timeout", required_argument, NULL, O_ACKTO },
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -359,6 +363,14 @@ int rv_parse_args(struct rv_config *c, int argc, char **argv, char *err, size_t 
 			if (parse_uint(optarg, 1, 3600, &c->stall))
 				return failf(err, errlen, "bad --stall '%s'", optarg);
 			break;
+		case O_ACKTO: {
+			unsigned v;
+
+			if (parse_uint(optarg, 0, 31, &v))
+				return failf(err, errlen, "bad --ack-timeout '%s' (0..31)", optarg);
+			c->ack_timeout = (int)v;
+			break;
+		}
 		case O_SEED:
 			if (parse_uint(optarg, 0, ~0u, &c->seed))
 				return failf(err, errlen, "bad --seed '%s'", optarg);

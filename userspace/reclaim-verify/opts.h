@@ -44,6 +44,7 @@ struct rv_config {
 	size_t cgroup_max;	/* memory.max; 0 = automatic (half the working set) */
 	unsigned progress;	/* seconds between progress lines; 0 = none */
 	unsigned stall;		/* seconds without progress before giving up */
+	int ack_timeout;	/* QP Local ACK Timeout exponent; -1 = rdma_cm's */
 	unsigned seed;
 	bool json;
 	char json_file[256];	/* also write the JSON report here */

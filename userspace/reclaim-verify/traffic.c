@@ -602,6 +602,21 @@ static void srv_completion(struct rv_server *s, const struct ibv_wc *wc)
 	}
 }
 
+/* --ack-timeout: the Local ACK Timeout of the QP behind ID (before connect/accept). */
+static int set_ack_timeout(struct rv_ctx *ctx, struct rdma_cm_id *id)
+{
+	uint8_t t;
+
+	if (ctx->cfg.ack_timeout < 0)
+		return 0;
+	t = (uint8_t)ctx->cfg.ack_timeout;
+	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &t, sizeof(t))) {
+		rv_fatal(ctx, "rdma_set_option(ACK_TIMEOUT %u): %s", t, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static int srv_connect_request(struct rv_server *s, struct rdma_cm_event *ev)
 {
 	struct rv_ctx *ctx = s->ctx;
@@ -694,6 +709,8 @@ static int srv_connect_request(struct rv_server *s, struct rdma_cm_event *ev)
 		cp.responder_resources = (uint8_t)s->dattr.max_qp_rd_atom;
 	cp.initiator_depth = 1;
 	cp.rnr_retry_count = 7;
+	if (set_ack_timeout(ctx, id))
+		return -1;
 	if (rdma_accept(id, &cp)) {
 		rv_fatal(ctx, "server: rdma_accept: %s", strerror(errno));
 		return -1;
@@ -1220,6 +1237,8 @@ int rv_client_setup(struct rv_ctx *ctx, struct rv_client *c)
 		cp.responder_resources = 1;
 		cp.retry_count = 7;
 		cp.rnr_retry_count = 7;
+		if (set_ack_timeout(ctx, cq->id))
+			return -1;
 		if (rdma_connect(cq->id, &cp)) {
 			rv_fatal(ctx, "rdma_connect: %s", strerror(errno));
 			return -1;
