@@ -1,17 +1,20 @@
-/* odp-selftest: behaviour tests of On-Demand Paging MRs on a Soft-RoCE device.
- * Each test runs in its own forked process with a fresh device context, so a
- * failing or crashing test cannot disturb the next one. */
-#include "st.h"
+/* odp-selftest: behaviour tests of On-Demand Paging MRs on a Soft-RoCE
+ * device, on the kernel's kselftest harness (kselftest_harness.h from
+ * Debian's linux-source-6.12; see kselftest-dir.sh).
+ *
+ * This file is the harness's one translation unit: kselftest_harness.h keeps
+ * its registry of fixtures and tests in static variables and defines some
+ * functions non-static, so every file of cases is #included at the end of
+ * this one (see "The cases" below).  The harness forks a process per test;
+ * FIXTURE(odp) opens the device and a PD in it, so a failing or crashing
+ * test cannot disturb the next one.  What this file adds to the harness:
+ * our options, shell globs to select tests by name, a description of each
+ * test for --list, one timeout for all tests, and a summary line. */
+#include "harness.h"
 
-#include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
-#include <signal.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
+#include <sys/mman.h>
 
 static void usage(FILE *f)
 {
@@ -20,13 +23,22 @@ static void usage(FILE *f)
 "\n"
 "Behaviour tests for On-Demand Paging (ODP) memory regions on an RDMA device,\n"
 "normally Soft-RoCE (rxe0).  Both ends of every connection live in this one\n"
-"process (loopback RC QP pairs, and UD).  Each test checks one behaviour and\n"
-"prints one line:\n"
-"  ok N name            the behaviour was observed\n"
-"  not ok N name        it was not (the '# ...' lines before it say why)\n"
-"  skip N name: reason  the test could not run here (reason given)\n"
-"then a summary line.  The exit status is 1 if any test failed, else 0.\n"
-"Some tests need root (pagemap PFNs, /proc/sys/vm/compact_memory), swap\n"
+"process (loopback RC QP pairs, and UD).  Each test checks one behaviour; it\n"
+"runs in a process of its own with the device opened afresh (the kernel's\n"
+"kselftest harness: FIXTURE(odp), TEST_F).  The output is TAP:\n"
+"  ok N odp.name                   the behaviour was observed\n"
+"  not ok N odp.name               it was not (the '# ...' lines before it say why)\n"
+"  ok N odp.name # SKIP reason     the test could not run here (reason given)\n"
+"then the harness's '# Totals' line and '# odp-selftest: N passed, N failed,\n"
+"N skipped (of N)'.  The exit status is 1 if any test failed, else 0.\n"
+"\n"
+"Where the driver's behaviour is exact the tests assert exact deltas of the\n"
+"MR's own counters (rxe-odp's drv_odp_* restrack attributes, read over RDMA\n"
+"netlink: 'rdma resource show mr -dd' shows the same), e.g. an RDMA WRITE that\n"
+"faults N pages moves odp_pages_faulted by exactly N.  A counter the tests\n"
+"need that the module lacks fails them; a device without ODP (Debian's stock\n"
+"rdma_rxe) skips the ODP tests, with the reason.\n"
+"Some tests need root (netlink lkeys, pagemap PFNs, compact_memory), swap\n"
 "(MADV_PAGEOUT proof) or 2 MiB hugepages (echo 64 > /proc/sys/vm/nr_hugepages).\n"
 "\n"
 "options:\n"
@@ -37,92 +49,102 @@ static void usage(FILE *f)
 "  -x, --exclude GLOB  skip the tests whose name matches GLOB (repeatable)\n"
 "  -l, --list          list the tests with a one-line description and exit\n"
 "  -v, --verbose       more '# ...' detail\n"
+"      --need-counter NAME  also require the per-MR counter NAME wherever\n"
+"                      per-MR counters are read (to see a missing counter\n"
+"                      fail the tests: a name the module does not have)\n"
 "  -h, --help          this text\n"
 "\n"
-"NAME-or-GLOB selects tests by name (shell globs allowed, e.g. 'err_*');\n"
-"without one, every test runs (but those --exclude names).\n");
+"NAME-or-GLOB selects tests by name, with or without the fixture ('odp.'),\n"
+"shell globs allowed (e.g. 'err_*'); without one, every test runs (but those\n"
+"--exclude names).\n");
 }
+
+/* --list's descriptions, registered by ST_TEST() next to each test. */
+static struct st_doc *st_docs;
+
+void st_doc_add(struct st_doc *d)
+{
+	d->next = st_docs;
+	st_docs = d;
+}
+
+static const char *st_doc_of(const char *test)
+{
+	const struct st_doc *d;
+
+	for (d = st_docs; d; d = d->next)
+		if (!strcmp(d->name, test))
+			return d->text;
+	return "";
+}
+
+/* What FIXTURE_SETUP(odp) copies into each test's env. */
+static struct env st_tmpl = { .dev_name = "rxe0", .gid_opt = -1, .poll_ms = 30000 };
 
 #define MAX_EXCLUDE 16
 static const char *excl[MAX_EXCLUDE];
 static int n_excl;
 
-static int selected(const char *name, char **pats, int n)
+static int glob_hit(const char *pat, const char *full, const char *test)
+{
+	return !fnmatch(pat, full, 0) || !fnmatch(pat, test, 0);
+}
+
+static int selected(const char *full, const char *test, char **pats, int n)
 {
 	int i;
 
 	for (i = 0; i < n_excl; i++)
-		if (!fnmatch(excl[i], name, 0))
+		if (glob_hit(excl[i], full, test))
 			return 0;
 	if (!n)
 		return 1;
 	for (i = 0; i < n; i++)
-		if (!fnmatch(pats[i], name, 0))
+		if (glob_hit(pats[i], full, test))
 			return 1;
 	return 0;
 }
 
-/* Runs one test in a child; returns T_* and the skip reason in reason. */
-static int run_one(const struct test *t, const struct env *tmpl, int timeout,
-		   char *reason, size_t rlen)
+/* The selected tests, as the harness names them ("fixture.test"). */
+struct st_sel {
+	struct __test_metadata *t;
+	char name[128];
+};
+
+static struct st_sel *sel;
+static int n_sel;
+static pid_t main_pid;
+
+/* After the harness's last line: the summary line the guest tests look
+ * for, counted from the harness's own results, after a "skip N name" line
+ * per skipped test (tests/guest/25 and 26 look for those; the reason is on
+ * the test's "ok N name # SKIP reason" line above). */
+static void summary(void)
 {
-	int pfd[2], st, r, killed = 0;
-	long ticks;
-	pid_t pid;
-	ssize_t n;
+	int i, pass = 0, fail = 0, skip = 0;
 
-	if (pipe(pfd))
-		return T_FAIL;
+	if (getpid() != main_pid)
+		return;
+	for (i = 0; i < n_sel; i++) {
+		int c = sel[i].t->exit_code;
+
+		if (c == KSFT_SKIP) {
+			skip++;
+			printf("skip %d %s (reason on its '# SKIP' line)\n", i + 1, sel[i].name);
+		} else if (__test_passed(sel[i].t)) {
+			pass++;
+		} else {
+			fail++;
+		}
+	}
+	printf("# odp-selftest: %d passed, %d failed, %d skipped (of %d)\n", pass, fail, skip,
+	       n_sel);
 	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		return T_FAIL;
-	if (!pid) {
-		struct env e = *tmpl;
-
-		close(pfd[0]);
-		if (env_open(&e)) {
-			diag("cannot set up device %s", e.dev_name);
-			_exit(T_FAIL);
-		}
-		r = t->fn(&e);
-		if (r == T_SKIP && write(pfd[1], e.reason, strlen(e.reason)) < 0)
-			r = T_FAIL;
-		env_close(&e);
-		fflush(stdout);
-		_exit(r);
-	}
-	close(pfd[1]);
-	/* Watchdog: count 10 ms sleeps instead of using alarm(), because a
-	 * starved TCG guest's clock can jump by minutes at once. */
-	for (ticks = 0;; ticks++) {
-		r = waitpid(pid, &st, WNOHANG);
-		if (r == pid)
-			break;
-		if (r < 0 && errno != EINTR) {
-			diag("waitpid: %s", strerror(errno));
-			return T_FAIL;
-		}
-		if (ticks >= timeout * 100L && !killed) {
-			diag("test still running after %d s (%ld ticks): killing it", timeout, ticks);
-			kill(pid, SIGKILL);
-			killed = 1;
-		}
-		usleep(10000);
-	}
-	n = read(pfd[0], reason, rlen - 1);
-	reason[n > 0 ? n : 0] = 0;
-	close(pfd[0]);
-	if (WIFSIGNALED(st)) {
-		diag("test process killed by signal %d%s", WTERMSIG(st), killed ? " (timeout)" : "");
-		return T_FAIL;
-	}
-	r = WEXITSTATUS(st);
-	return r == T_PASS || r == T_SKIP ? r : T_FAIL;
 }
 
 int main(int argc, char **argv)
 {
+	enum { OPT_NEED = 256 };
 	static const struct option lo[] = {
 		{ "dev", required_argument, NULL, 'd' },
 		{ "gid", required_argument, NULL, 'g' },
@@ -131,24 +153,25 @@ int main(int argc, char **argv)
 		{ "exclude", required_argument, NULL, 'x' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "need-counter", required_argument, NULL, OPT_NEED },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct env tmpl = { .dev_name = "rxe0", .gid_opt = -1, .poll_ms = 30000 };
-	int timeout = 300, list = 0, c, npass = 0, nfail = 0, nskip = 0, n = 0;
+	int timeout = 300, list = 0, c, n_all = 0, hv_n = 1, i;
 	const char *g = getenv("RXE_GID");
-	char reason[256];
-	struct timespec t0, t1;
-	size_t i;
+	struct __fixture_metadata *f;
+	struct __test_metadata *t;
+	char **hv;
 
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* a test's lines survive its _exit() */
 	if (g && *g)
-		tmpl.gid_opt = atoi(g);
+		st_tmpl.gid_opt = atoi(g);
 	while ((c = getopt_long(argc, argv, "d:g:t:w:x:lvh", lo, NULL)) != -1) {
 		switch (c) {
-		case 'd': tmpl.dev_name = optarg; break;
-		case 'g': tmpl.gid_opt = atoi(optarg); break;
+		case 'd': st_tmpl.dev_name = optarg; break;
+		case 'g': st_tmpl.gid_opt = atoi(optarg); break;
 		case 't': timeout = atoi(optarg); break;
-		case 'w': tmpl.poll_ms = atoi(optarg); break;
+		case 'w': st_tmpl.poll_ms = atoi(optarg); break;
 		case 'x':
 			if (n_excl == MAX_EXCLUDE) {
 				fprintf(stderr, "odp-selftest: more than %d --exclude\n", MAX_EXCLUDE);
@@ -157,57 +180,80 @@ int main(int argc, char **argv)
 			excl[n_excl++] = optarg;
 			break;
 		case 'l': list = 1; break;
-		case 'v': tmpl.verbose = 1; break;
+		case 'v': st_tmpl.verbose = 1; break;
+		case OPT_NEED: st_tmpl.need_counter = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (timeout <= 0 || tmpl.poll_ms <= 0) {
+	if (timeout <= 0 || st_tmpl.poll_ms <= 0) {
 		fprintf(stderr, "odp-selftest: --timeout and --wait must be positive\n");
 		return 2;
 	}
-	tmpl.page = sysconf(_SC_PAGESIZE);
-	for (i = 0; i < n_tests; i++)
-		if (selected(tests[i].name, argv + optind, argc - optind))
-			n++;
-	if (!n) {
+	st_tmpl.page = sysconf(_SC_PAGESIZE);
+
+	for (f = __fixture_list; f; f = f->next)
+		for (t = f->tests; t; t = t->next)
+			n_all++;
+	sel = calloc(n_all, sizeof(*sel));
+	hv = calloc(2 * n_all + 2, sizeof(*hv));
+	if (!sel || !hv)
+		return 2;
+	hv[0] = argv[0];
+	for (f = __fixture_list; f; f = f->next) {
+		for (t = f->tests; t; t = t->next) {
+			struct st_sel *s = &sel[n_sel];
+
+			snprintf(s->name, sizeof(s->name), "%s.%s", f->name, t->name);
+			if (!selected(s->name, t->name, argv + optind, argc - optind))
+				continue;
+			s->t = t;
+			n_sel++;
+			/* The harness's alarm() bounds each test; a guest whose
+			 * clock jumps is void anyway (tests/vm/run). */
+			t->timeout = timeout;
+			hv[hv_n++] = "-r";
+			hv[hv_n++] = s->name;
+		}
+	}
+	if (!n_sel) {
 		fprintf(stderr, "odp-selftest: no test matches; see --list\n");
 		return 2;
 	}
 	if (list) {
-		for (i = 0; i < n_tests; i++)
-			if (selected(tests[i].name, argv + optind, argc - optind))
-				printf("%-28s %s\n", tests[i].name, tests[i].desc);
+		for (i = 0; i < n_sel; i++)
+			printf("%-28s %s\n", sel[i].t->name, st_doc_of(sel[i].t->name));
 		return 0;
 	}
-	printf("1..%d\n", n);
-	n = 0;
-	for (i = 0; i < n_tests; i++) {
-		const struct test *t = &tests[i];
-		int r;
-
-		if (!selected(t->name, argv + optind, argc - optind))
-			continue;
-		n++;
-		printf("# -- %s: %s\n", t->name, t->desc);
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		r = run_one(t, &tmpl, timeout, reason, sizeof(reason));
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		/* for spotting slow cases in the log; nothing depends on it */
-		printf("# (%s took %.1f s)\n", t->name,
-		       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
-		if (r == T_PASS) {
-			printf("ok %d %s\n", n, t->name);
-			npass++;
-		} else if (r == T_SKIP) {
-			printf("skip %d %s: %s\n", n, t->name, reason[0] ? reason : "no reason given");
-			nskip++;
-		} else {
-			printf("not ok %d %s\n", n, t->name);
-			nfail++;
-		}
-		fflush(stdout);
-	}
-	printf("# odp-selftest: %d passed, %d failed, %d skipped (of %d)\n", npass, nfail, nskip, n);
-	return nfail ? 1 : 0;
+	main_pid = getpid();
+	atexit(summary);
+	optind = 0;		/* the harness parses hv with getopt() again */
+	return test_harness_run(hv_n, hv);
 }
+
+/* ------------------------------------------------------------ the fixture */
+
+FIXTURE(odp) {
+	struct env e;
+};
+
+FIXTURE_SETUP(odp)
+{
+	self->e = st_tmpl;
+	ASSERT_EQ(0, env_open(&self->e))
+		TH_LOG("cannot set up device %s", self->e.dev_name);
+}
+
+FIXTURE_TEARDOWN(odp)
+{
+	env_close(&self->e);
+}
+
+/* ------------------------------------------------------------- the cases
+ *
+ * Every file below is part of this translation unit, and its tests run in
+ * this order.  To add a file of cases: write it like exact.c (ST_TEST(),
+ * the harness's ASSERT and EXPECT macros, self->e), add its #include here
+ * and its name to CASES in the Makefile. */
+#include "cases.c"
+#include "exact.c"

@@ -92,7 +92,7 @@ static int run_case(struct env *e, const struct pcase *c)
 	double ms;
 
 	TRY(rc_pair_create(e, &p, NULL));
-	odpc_read(e, &c0);
+	TRY(odpc_read(e, &c0));
 	if (c->op == IBV_WR_SEND)
 		CHECK(!post_recv(p.b.qp, va(c->raddr), c->len, c->rmr->lkey, 2), "%s: recv", c->what);
 	if (c->inject)
@@ -128,7 +128,7 @@ static int run_case(struct env *e, const struct pcase *c)
 		left = file_number(FAIL_FAULTS);
 		fail_faults_set(0);
 	}
-	odpc_read(e, &c1);
+	TRY(odpc_read(e, &c1));
 	rnr = c1.rnr_naks - c0.rnr_naks;
 	retries = c1.retries - c0.retries;
 	errors = c1.errors - c0.errors;
@@ -397,9 +397,9 @@ int t_perm_hwpoison(struct env *e)
 	CHECK(!sigaction(SIGBUS, &sa, NULL), "sigaction");
 	if (madvise(bad, pg, MADV_HWPOISON)) {
 		if (errno == EPERM)
-			SKIP(e, "MADV_HWPOISON needs CAP_SYS_ADMIN");
+			ST_SKIP(e, "MADV_HWPOISON needs CAP_SYS_ADMIN");
 		if (errno == EINVAL)
-			SKIP(e, "MADV_HWPOISON refused (kernel without CONFIG_MEMORY_FAILURE?)");
+			ST_SKIP(e, "MADV_HWPOISON refused (kernel without CONFIG_MEMORY_FAILURE?)");
 		CHECK(0, "MADV_HWPOISON: %s", strerror(errno));
 	}
 	diag("page at %p poisoned; SIGBUS si_code %d", (void *)bad, (int)sigbus_code);
@@ -569,7 +569,7 @@ int t_perm_race(struct env *e)
 	CHECK(!ftruncate(x.fd, 4 * pg), "ftruncate: %s", strerror(errno));
 	last = x.f + 3 * pg;
 	TRY(rc_pair_create(e, &p, NULL));
-	odpc_read(e, &c0);
+	TRY(odpc_read(e, &c0));
 	z.p = last;
 	z.len = pg;
 	CHECK(!pthread_create(&th, NULL, zap_loop, &z), "pthread_create");
@@ -593,7 +593,7 @@ int t_perm_race(struct env *e)
 	CHECK(i == n, "access %d of %d while the page was zapped: %s", i + 1, n,
 	      r != 1 ? "no completion within the bound" :
 	      wc.status != IBV_WC_SUCCESS ? wc_str(wc.status) : "READ did not return the WRITE's data");
-	odpc_read(e, &c1);
+	TRY(odpc_read(e, &c1));
 	diag("%d WRITEs/READs of the last page below EOF, zapped %ld times meanwhile: odp_faults +%ld, odp_rnr_naks +%ld, odp_fault_errors +%ld",
 	     n, z.rounds, c1.faults - c0.faults, c1.rnr_naks - c0.rnr_naks, c1.errors - c0.errors);
 	CHECK(c1.faults - c0.faults > 1, "the page was not refaulted: the zapping did not race the accesses");
@@ -648,7 +648,7 @@ int t_perm_transient(struct env *e)
 
 	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
 	if (access(FAIL_FAULTS, W_OK))
-		SKIP(e, "%s not writable (needs root and rxe-odp's rdma_rxe): %s", FAIL_FAULTS,
+		ST_SKIP(e, "%s not writable (needs root and rxe-odp's rdma_rxe): %s", FAIL_FAULTS,
 		     strerror(errno));
 	r = perm_transient(e);
 	/* never leave failures armed for the next test */

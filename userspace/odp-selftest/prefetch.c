@@ -1,7 +1,9 @@
 /* odp-selftest: prefetch (advise_mr) of ODP MRs.  librxe 44 has no
  * advise_mr, so these reach the kernel through uverbs' ioctl() ABI
  * (uv_advise_mr(), ../lib/uverbs.c); they skip on a driver without the
- * verb.  Per-MR counters come from "rdma resource show mr -dd". */
+ * verb.  Per-MR counters come from RDMA netlink (the drv_odp_* of
+ * "rdma resource show mr -dd"). */
+#include "nldev.h"
 #include "st.h"
 #include "uverbs.h"
 
@@ -27,12 +29,17 @@ static int adv(struct ibv_mr *mr, uint32_t advice, uint32_t flags, void *addr, s
 	return uv_advise_mr(mr->pd, advice, flags, &sg, 1);
 }
 
+/* One per-MR counter now, or -1 if the MR or the counter is missing. */
 static long long mrattr(struct env *e, struct ibv_mr *mr, const char *name)
 {
-	return mr_driver_attr(e->dev_name, mr->lkey, name);
+	struct nldev_attr a[32];
+	int n = nldev_mr_attrs(e->dev_name, mr->lkey, a, 32, NULL, 0);
+
+	return n < 0 ? -1 : nldev_attr_get(a, n < 32 ? n : 32, name);
 }
 
-/* ODP caps, the advise_mr verb and the per-MR attributes, or a skip. */
+/* ODP caps and the advise_mr verb, or a skip; the per-MR counters, or a
+ * failure (a device with advise_mr is rxe-odp's: it must have them). */
 static int need_prefetch(struct env *e)
 {
 	char *p;
@@ -47,14 +54,17 @@ static int need_prefetch(struct env *e)
 	r = adv(mr, PF_NOFAULT, SYNC, p, e->page);
 	if (r == EOPNOTSUPP || r == ENOTTY || r == EPROTONOSUPPORT) {
 		ibv_dereg_mr(mr);
-		SKIP(e, "%s has no advise_mr (%s)", e->dev_name, strerror(r));
+		ST_SKIP(e, "%s has no advise_mr (%s)", e->dev_name, strerror(r));
 	}
 	CHECK(!r, "advise_mr NO_FAULT of a fresh ODP MR: %s", strerror(r));
-	if (mrattr(e, mr, "odp_pages_prefetched") < 0) {
+	{
+		struct mrc c;
+		int r2 = mrc_read(e, mr, &c);
+
 		ibv_dereg_mr(mr);
-		SKIP(e, "no per-MR odp_pages_prefetched in 'rdma resource show mr -dd'");
+		if (r2 != T_PASS)
+			return r2;
 	}
-	ibv_dereg_mr(mr);
 	munmap(p, e->page);
 	return T_PASS;
 }
@@ -115,12 +125,12 @@ int t_prefetch_sync(struct env *e)
 	TRY(pfw_make(e, &w, len, NULL));
 	fill(w.buf, len, 3);
 	CHECK(mrattr(e, w.mr, "odp_mapped_pages") == 0, "a fresh ODP MR has pages mapped");
-	odpc_read(e, &c0);
+	TRY(odpc_read(e, &c0));
 	r = adv(w.mr, PF_READ, SYNC, w.buf, len);
 	CHECK(!r, "sync PREFETCH: %s", strerror(r));
 	mp = mrattr(e, w.mr, "odp_mapped_pages");
 	pf = mrattr(e, w.mr, "odp_pages_prefetched");
-	odpc_read(e, &c1);
+	TRY(odpc_read(e, &c1));
 	diag("sync PREFETCH of %zu pages: mapped %lld, prefetched %lld (device +%ld), faults %lld",
 	     n, mp, pf, c1.prefetched - c0.prefetched, mrattr(e, w.mr, "odp_faults"));
 	CHECK(mp == (long long)n && pf == (long long)n, "not every page was prefetched");

@@ -1,4 +1,5 @@
-/* odp-selftest: shared declarations (framework, verbs helpers, system probes). */
+/* odp-selftest: what the cases share: the test's environment, the checks
+ * of the case functions, verbs helpers and system probes (counters). */
 #ifndef ODP_SELFTEST_H
 #define ODP_SELFTEST_H
 
@@ -13,7 +14,7 @@
 enum { T_PASS = 0, T_FAIL = 1, T_SKIP = 2 };
 
 /* Per-test environment: each test runs in its own forked process and gets a
- * freshly opened device and PD. */
+ * freshly opened device and PD (FIXTURE(odp) in main.c: self->e). */
 struct env {
 	const char *dev_name;
 	int gid_opt;           /* --gid: GID index, -1 = the IPv4-mapped GID */
@@ -22,17 +23,55 @@ struct env {
 	long page;
 	int poll_ms;           /* give up waiting for one completion after this */
 	int verbose;
+	const char *need_counter; /* --need-counter: one more per-MR counter to require */
 	char reason[256];      /* skip reason */
 };
 
-struct test {
-	const char *name;
-	int (*fn)(struct env *e);
-	const char *desc;
-};
+/* tests.c: registration, pinning, traffic, invalidation, coherence, fork,
+ * errors, teardown races, THP and migration */
 
-extern const struct test tests[];
-extern const size_t n_tests;
+int t_caps(struct env *e);
+int t_reg_refused_no_caps(struct env *e);
+int t_reg_iova(struct env *e);
+int t_reg_implicit_refused(struct env *e);
+int t_reg_overflow_refused(struct env *e);
+int t_rereg_odp_toggle_refused(struct env *e);
+int t_reg_hugetlb(struct env *e);
+int t_reg_hugetlb_on_small_pages(struct env *e);
+int t_nopin_odp(struct env *e);
+int t_pin_control(struct env *e);
+int t_rdma_write(struct env *e);
+int t_rdma_read(struct env *e);
+int t_rdma_read_untouched(struct env *e);
+int t_send_recv(struct env *e);
+int t_atomic_cmp_swp(struct env *e);
+int t_atomic_fetch_add(struct env *e);
+int t_srq_recv(struct env *e);
+int t_ud_send_recv(struct env *e);
+int t_invalidate_dontneed(struct env *e);
+int t_invalidate_pageout_swap(struct env *e);
+int t_pageout_pinned_control(struct env *e);
+int t_coherence_dontneed_odp(struct env *e);
+int t_coherence_dontneed_pinned(struct env *e);
+int t_coherence_remap_odp(struct env *e);
+int t_coherence_remap_pinned(struct env *e);
+int t_fork_parent_odp(struct env *e);
+int t_err_outside_mr(struct env *e);
+int t_err_munmapped(struct env *e);
+int t_err_recv_munmapped(struct env *e);
+int t_err_prot_none(struct env *e);
+int t_err_readonly_mapping(struct env *e);
+int t_err_readonly_registration(struct env *e);
+int t_err_iova_wrap(struct env *e);
+int t_err_local_prot_status(struct env *e);
+int t_access_next_to_hole(struct env *e);
+int t_write_after_read_untouched(struct env *e);
+int t_dereg_inflight(struct env *e);
+int t_munmap_inflight(struct env *e);
+int t_exit_inflight(struct env *e);
+int t_thp_split(struct env *e);
+int t_thp_collapse(struct env *e);
+int t_compaction(struct env *e);
 
 /* perm.c: permanent vs transient fault failures */
 int t_perm_truncate_remote(struct env *e);
@@ -53,7 +92,9 @@ int t_prefetch_async(struct env *e);
 int t_prefetch_race(struct env *e);
 int t_prefetch_errors(struct env *e);
 
-/* Diagnostics go to stdout as "# ..." lines (TAP comments). */
+/* Case functions return T_PASS, T_FAIL (after "# ..." lines saying why) or
+ * T_SKIP (with the reason in e->reason); cases.c hands that to the harness.
+ * Diagnostics go to stdout as "# ..." lines (TAP comments). */
 void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #define CHECK(cond, ...)                                                        \
@@ -65,7 +106,7 @@ void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 		}                                                               \
 	} while (0)
 
-#define SKIP(e, ...)                                                            \
+#define ST_SKIP(e, ...)                                                            \
 	do {                                                                    \
 		snprintf((e)->reason, sizeof((e)->reason), __VA_ARGS__);        \
 		return T_SKIP;                                                  \
@@ -128,8 +169,26 @@ struct odpc {
 	long prefetched;		/* odp_pages_prefetched */
 };
 
-void odpc_read(struct env *e, struct odpc *c);	/* current values, not the core's cache */
-int odpc_present(const struct odpc *c);
+/* The current values, not the core's cache: T_PASS, or T_FAIL (after a
+ * "# ..." line) when the device advertises ODP but lacks one of them: on
+ * rxe-odp's module that is a bug, not a reason to skip a check. */
+int odpc_read(struct env *e, struct odpc *c);
+
+/* The per-MR counters rxe-odp's driver puts into restrack (the drv_odp_*
+ * attributes of "rdma resource show mr -dd"), read over RDMA netlink. */
+struct mrc {
+	long long mapped;		/* odp_mapped_pages: a state, not a counter */
+	long long faults, pages_faulted, invalidations, pages_invalidated, errors;
+	long long prefetched;		/* odp_pages_prefetched */
+};
+
+/* mr's counters now: T_PASS, or T_FAIL (after a "# ..." line) when the MR
+ * is not found or lacks one of them (or e->need_counter). */
+int mrc_read(struct env *e, struct ibv_mr *mr, struct mrc *c);
+/* "# what: faults +N, pages_faulted +N, ..." from a to b */
+void mrc_diag(const char *what, const struct mrc *a, const struct mrc *b);
+/* /sys/module/rdma_rxe/parameters/NAME, or -1 */
+long long rxe_param(const char *name);
 int mr_count(const char *dev);                   /* rdma resource show; -1 on error */
 long resident_pages(void *addr, size_t len);     /* via mincore; -1 on error */
 uint64_t pfn_of(void *addr);                     /* /proc/self/pagemap; 0 = not present/unknown */

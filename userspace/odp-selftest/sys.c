@@ -1,6 +1,7 @@
 /* odp-selftest: probes of the system (vmstat, driver counters, restrack,
  * mincore, pagemap) and data patterns. */
 #include "st.h"
+#include "nldev.h"
 
 #include <fcntl.h>
 #include <stdarg.h>
@@ -26,7 +27,7 @@ long hw_counter(struct env *e, const char *name)
 	return hw_counter_read(e->dev_name, e->dev.port, name);
 }
 
-void odpc_read(struct env *e, struct odpc *c)
+int odpc_read(struct env *e, struct odpc *c)
 {
 	/* ib_core caches hw_counters for "lifespan" ms: let any cached
 	 * snapshot expire so the values read are current. */
@@ -42,11 +43,63 @@ void odpc_read(struct env *e, struct odpc *c)
 	c->rnr_naks = hw_counter(e, "odp_rnr_naks");
 	c->retries = hw_counter(e, "odp_fault_retries");
 	c->prefetched = hw_counter(e, "odp_pages_prefetched");
+	CHECK(c->faults >= 0 && c->pages_faulted >= 0 && c->invalidations >= 0 &&
+	      c->pages_invalidated >= 0 && c->errors >= 0 && c->rnr_naks >= 0 &&
+	      c->retries >= 0 && c->prefetched >= 0,
+	      "%s advertises ODP but lacks an odp_* hw counter (faults %ld, pages_faulted %ld, invalidations %ld, pages_invalidated %ld, fault_errors %ld, rnr_naks %ld, fault_retries %ld, pages_prefetched %ld): not rxe-odp's module?",
+	      e->dev_name, c->faults, c->pages_faulted, c->invalidations, c->pages_invalidated,
+	      c->errors, c->rnr_naks, c->retries, c->prefetched);
+	return T_PASS;
 }
 
-int odpc_present(const struct odpc *c)
+int mrc_read(struct env *e, struct ibv_mr *mr, struct mrc *c)
 {
-	return c->faults >= 0 && c->invalidations >= 0;
+	struct {
+		const char *name;
+		long long *v;
+	} want[] = {
+		{ "odp_mapped_pages", &c->mapped },
+		{ "odp_faults", &c->faults },
+		{ "odp_pages_faulted", &c->pages_faulted },
+		{ "odp_invalidations", &c->invalidations },
+		{ "odp_pages_invalidated", &c->pages_invalidated },
+		{ "odp_fault_errors", &c->errors },
+		{ "odp_pages_prefetched", &c->prefetched },
+	};
+	struct nldev_attr a[32];
+	char err[256];
+	size_t i;
+	int n = nldev_mr_attrs(e->dev_name, mr->lkey, a, 32, err, sizeof(err));
+
+	CHECK(n >= 0, "per-MR counters of lkey %#x: %s", mr->lkey, err);
+	if (n > 32)
+		n = 32;
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		*want[i].v = nldev_attr_get(a, n, want[i].name);
+		CHECK(*want[i].v >= 0, "the MR (lkey %#x) has no driver attribute %s (drv_%s in 'rdma resource show mr -dd'): %d attributes",
+		      mr->lkey, want[i].name, want[i].name, n);
+	}
+	if (e->need_counter)
+		CHECK(nldev_attr_get(a, n, e->need_counter) >= 0,
+		      "the MR (lkey %#x) has no driver attribute %s (--need-counter)", mr->lkey,
+		      e->need_counter);
+	return T_PASS;
+}
+
+void mrc_diag(const char *what, const struct mrc *a, const struct mrc *b)
+{
+	diag("%s: per-MR faults +%lld, pages_faulted +%lld, invalidations +%lld, pages_invalidated +%lld, fault_errors +%lld, pages_prefetched +%lld; mapped %lld -> %lld",
+	     what, b->faults - a->faults, b->pages_faulted - a->pages_faulted,
+	     b->invalidations - a->invalidations, b->pages_invalidated - a->pages_invalidated,
+	     b->errors - a->errors, b->prefetched - a->prefetched, a->mapped, b->mapped);
+}
+
+long long rxe_param(const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/module/rdma_rxe/parameters/%s", name);
+	return file_number(path);
 }
 
 /* Number of MRs restrack knows on dev (all processes), from the summary line

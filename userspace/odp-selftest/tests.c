@@ -100,7 +100,7 @@ static int do_read(struct env *e, struct world *w, size_t soff, size_t doff, siz
 
 /* ------------------------------------------------------------------ caps */
 
-static int t_caps(struct env *e)
+int t_caps(struct env *e)
 {
 	struct ibv_odp_caps *c = &e->attr.odp_caps;
 	uint32_t rc = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV | IBV_ODP_SUPPORT_WRITE |
@@ -111,7 +111,7 @@ static int t_caps(struct env *e)
 	uint32_t rc_new = 1u << 6 | 1u << 7;
 
 	if (!has_odp(e))
-		SKIP(e, "%s has no ODP caps (stock rxe); see reg_refused_no_caps", e->dev_name);
+		ST_SKIP(e, "%s has no ODP caps (stock rxe); see reg_refused_no_caps", e->dev_name);
 	diag("general 0x%llx rc 0x%x uc 0x%x ud 0x%x", (unsigned long long)c->general_caps,
 	     c->per_transport_caps.rc_odp_caps, c->per_transport_caps.uc_odp_caps,
 	     c->per_transport_caps.ud_odp_caps);
@@ -124,14 +124,14 @@ static int t_caps(struct env *e)
 
 /* ------------------------------------------------------------ registration */
 
-static int t_reg_refused_no_caps(struct env *e)
+int t_reg_refused_no_caps(struct env *e)
 {
 	char *buf;
 	struct ibv_mr *mr;
 	int before, after;
 
 	if (has_odp(e))
-		SKIP(e, "%s advertises ODP; run this test on a device without ODP (stock rxe)",
+		ST_SKIP(e, "%s advertises ODP; run this test on a device without ODP (stock rxe)",
 		     e->dev_name);
 	buf = map_anon(1 << 16, e->page);
 	CHECK(buf, "mmap");
@@ -150,7 +150,7 @@ static int t_reg_refused_no_caps(struct env *e)
 	return T_PASS;
 }
 
-static int t_reg_iova(struct env *e)
+int t_reg_iova(struct env *e)
 {
 	struct world w;
 	uint64_t iova = 0x7e5500000000ULL;
@@ -193,12 +193,12 @@ static int t_reg_iova(struct env *e)
 	return T_PASS;
 }
 
-static int t_reg_implicit_refused(struct env *e)
+int t_reg_implicit_refused(struct env *e)
 {
 	struct ibv_mr *mr;
 
 	if (!has_odp(e))
-		SKIP(e, "%s has no ODP caps", e->dev_name);
+		ST_SKIP(e, "%s has no ODP caps", e->dev_name);
 	CHECK(!(e->attr.odp_caps.general_caps & IBV_ODP_SUPPORT_IMPLICIT),
 	      "implicit ODP is advertised: this test expects it refused");
 	errno = 0;
@@ -209,7 +209,7 @@ static int t_reg_implicit_refused(struct env *e)
 	return T_PASS;
 }
 
-static int t_reg_overflow_refused(struct env *e)
+int t_reg_overflow_refused(struct env *e)
 {
 	char *buf = map_anon(2 * e->page, e->page);
 	struct ibv_mr *mr;
@@ -233,7 +233,7 @@ static int raw_rereg(struct ibv_mr *mr, uint32_t flags, int access)
 			   NULL, NULL);
 }
 
-static int t_rereg_odp_toggle_refused(struct env *e)
+int t_rereg_odp_toggle_refused(struct env *e)
 {
 	struct world w;
 	size_t len = 4 * e->page;
@@ -259,7 +259,7 @@ static int t_rereg_odp_toggle_refused(struct env *e)
 	return T_PASS;
 }
 
-static int t_reg_hugetlb(struct env *e)
+int t_reg_hugetlb(struct env *e)
 {
 	struct world w;
 	char *h;
@@ -269,7 +269,7 @@ static int t_reg_hugetlb(struct env *e)
 	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
 	h = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
 	if (h == MAP_FAILED)
-		SKIP(e, "no 2 MiB hugetlb pages (echo 64 > /proc/sys/vm/nr_hugepages): %s",
+		ST_SKIP(e, "no 2 MiB hugetlb pages (echo 64 > /proc/sys/vm/nr_hugepages): %s",
 		     strerror(errno));
 	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
 	hmr = reg(e, h, len, ODP_ACC | IBV_ACCESS_HUGETLB);
@@ -292,7 +292,7 @@ static int t_reg_hugetlb(struct env *e)
 
 /* HUGETLB on memory that is not hugetlb: refused at registration or at the
  * first access, never a crash or a silent success. */
-static int t_reg_hugetlb_on_small_pages(struct env *e)
+int t_reg_hugetlb_on_small_pages(struct env *e)
 {
 	struct world w;
 	struct ibv_mr *hmr;
@@ -324,7 +324,7 @@ static int t_reg_hugetlb_on_small_pages(struct env *e)
 
 /* --------------------------------------------------------------- pinning */
 
-static int t_nopin_odp(struct env *e)
+int t_nopin_odp(struct env *e)
 {
 	struct world w;
 	long a0, r0, a1, r1;
@@ -334,7 +334,7 @@ static int t_nopin_odp(struct env *e)
 	a0 = vmstat("nr_foll_pin_acquired");
 	r0 = vmstat("nr_foll_pin_released");
 	if (a0 < 0)
-		SKIP(e, "/proc/vmstat has no nr_foll_pin_acquired");
+		ST_SKIP(e, "/proc/vmstat has no nr_foll_pin_acquired");
 	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
 	fill(w.src, len, 5);
 	TRY(do_write(e, &w, 0, 0, len));
@@ -350,7 +350,7 @@ static int t_nopin_odp(struct env *e)
 	return T_PASS;
 }
 
-static int t_pin_control(struct env *e)
+int t_pin_control(struct env *e)
 {
 	struct world w;
 	long a0, a1, r1, r2;
@@ -358,7 +358,7 @@ static int t_pin_control(struct env *e)
 
 	a0 = vmstat("nr_foll_pin_acquired");
 	if (a0 < 0)
-		SKIP(e, "/proc/vmstat has no nr_foll_pin_acquired");
+		ST_SKIP(e, "/proc/vmstat has no nr_foll_pin_acquired");
 	TRY(world_make(e, &w, len, PIN_ACC, PIN_ACC));
 	a1 = vmstat("nr_foll_pin_acquired");
 	r1 = vmstat("nr_foll_pin_released");
@@ -379,14 +379,17 @@ static int t_pin_control(struct env *e)
 
 /* ----------------------------------------------------------------- traffic */
 
-static int t_rdma_write(struct env *e)
+int t_rdma_write(struct env *e)
 {
 	struct world w;
 	struct odpc c0, c1;
-	size_t len = 32 * e->page;
+	struct mrc s0, s1, d0, d1;
+	size_t n = 32, len = n * e->page;
 
 	TRY(odp_world(e, &w, len, IBV_ODP_SUPPORT_WRITE));
-	odpc_read(e, &c0);
+	TRY(odpc_read(e, &c0));
+	TRY(mrc_read(e, w.smr, &s0));
+	TRY(mrc_read(e, w.dmr, &d0));
 	fill(w.src, len, 31);
 	/* Several sizes/offsets: sub-page, page crossing, multi-page. */
 	TRY(do_write(e, &w, 0, 0, 1));
@@ -394,19 +397,38 @@ static int t_rdma_write(struct env *e)
 	TRY(do_write(e, &w, 100, 5 * e->page + 100, 9 * e->page + 1234));
 	TRY(do_write(e, &w, 0, 0, len));
 	CHECK(check_fill(w.dst, len, 31) < 0, "data mismatch at %ld", check_fill(w.dst, len, 31));
-	odpc_read(e, &c1);
-	if (odpc_present(&c0)) {
-		diag("odp_faults +%ld, odp_pages_faulted +%ld", c1.faults - c0.faults,
-		     c1.pages_faulted - c0.pages_faulted);
-		CHECK(c1.pages_faulted - c0.pages_faulted >= 64,
-		      "fewer pages faulted than the two MRs' 64 pages");
-		CHECK(c1.errors == c0.errors, "fault errors during good traffic");
-	}
+	TRY(odpc_read(e, &c1));
+	TRY(mrc_read(e, w.smr, &s1));
+	TRY(mrc_read(e, w.dmr, &d1));
+	diag("device: odp_faults +%ld, odp_pages_faulted +%ld", c1.faults - c0.faults,
+	     c1.pages_faulted - c0.pages_faulted);
+	mrc_diag("source MR", &s0, &s1);
+	mrc_diag("destination MR", &d0, &d1);
+	/* Nothing took a page away meanwhile, so every page of each MR was
+	 * faulted exactly once, whatever the fault-ahead: exact. */
+	CHECK(d1.pages_faulted - d0.pages_faulted == (long long)n,
+	      "destination MR: pages_faulted +%lld, expected exactly its %zu pages",
+	      d1.pages_faulted - d0.pages_faulted, n);
+	CHECK(s1.pages_faulted - s0.pages_faulted == (long long)n,
+	      "source MR: pages_faulted +%lld, expected exactly its %zu pages",
+	      s1.pages_faulted - s0.pages_faulted, n);
+	CHECK(d1.mapped == (long long)n && s1.mapped == (long long)n,
+	      "mapped pages %lld (source) / %lld (destination), expected %zu", s1.mapped,
+	      d1.mapped, n);
+	CHECK(d1.faults > d0.faults && d1.faults - d0.faults <= (long long)n,
+	      "destination MR: faults +%lld for %zu pages", d1.faults - d0.faults, n);
+	CHECK(d1.invalidations == d0.invalidations && s1.invalidations == s0.invalidations,
+	      "an invalidation during traffic that took nothing away");
+	CHECK(d1.errors == d0.errors && s1.errors == s0.errors, "per-MR fault errors during good traffic");
+	CHECK(c1.pages_faulted - c0.pages_faulted >= 2 * (long)n,
+	      "device odp_pages_faulted +%ld, fewer than the two MRs' %zu pages",
+	      c1.pages_faulted - c0.pages_faulted, 2 * n);
+	CHECK(c1.errors == c0.errors, "fault errors during good traffic");
 	world_free(&w);
 	return T_PASS;
 }
 
-static int t_rdma_read(struct env *e)
+int t_rdma_read(struct env *e)
 {
 	struct world w;
 	size_t len = 32 * e->page;
@@ -426,7 +448,7 @@ static int t_rdma_read(struct env *e)
 
 /* A READ of never-touched ODP memory reads zeros and does not populate it
  * writable: a read fault must not break COW / allocate dirty pages. */
-static int t_rdma_read_untouched(struct env *e)
+int t_rdma_read_untouched(struct env *e)
 {
 	struct world w;
 	size_t len = 16 * e->page;
@@ -440,7 +462,7 @@ static int t_rdma_read_untouched(struct env *e)
 	return T_PASS;
 }
 
-static int t_send_recv(struct env *e)
+int t_send_recv(struct env *e)
 {
 	struct world w;
 	size_t len = 16 * e->page;
@@ -463,7 +485,7 @@ static int t_send_recv(struct env *e)
 	return T_PASS;
 }
 
-static int t_atomic_cmp_swp(struct env *e)
+int t_atomic_cmp_swp(struct env *e)
 {
 	struct world w;
 	uint64_t *t, *res;
@@ -496,7 +518,7 @@ static int t_atomic_cmp_swp(struct env *e)
 	return T_PASS;
 }
 
-static int t_atomic_fetch_add(struct env *e)
+int t_atomic_fetch_add(struct env *e)
 {
 	struct world w;
 	uint64_t *t, *res, expect = 1000;
@@ -532,7 +554,7 @@ static int t_atomic_fetch_add(struct env *e)
 	return T_PASS;
 }
 
-static int t_srq_recv(struct env *e)
+int t_srq_recv(struct env *e)
 {
 	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 64, .max_sge = 1 } };
 	struct ibv_srq *srq;
@@ -584,7 +606,7 @@ static int ud_qp(struct env *e, struct ibv_cq *cq, struct ibv_qp **qp)
 	return T_PASS;
 }
 
-static int t_ud_send_recv(struct env *e)
+int t_ud_send_recv(struct env *e)
 {
 	struct ibv_cq *cq1, *cq2;
 	struct ibv_qp *q1, *q2;
@@ -595,7 +617,7 @@ static int t_ud_send_recv(struct env *e)
 	int i;
 
 	if (!odp_ud_caps(e, IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV))
-		SKIP(e, "%s: no UD SEND|RECV ODP caps (ud 0x%x)", e->dev_name,
+		ST_SKIP(e, "%s: no UD SEND|RECV ODP caps (ud 0x%x)", e->dev_name,
 		     e->attr.odp_caps.per_transport_caps.ud_odp_caps);
 	cq1 = ibv_create_cq(e->dev.ctx, 64, NULL, NULL, 0);
 	cq2 = ibv_create_cq(e->dev.ctx, 64, NULL, NULL, 0);
@@ -638,43 +660,56 @@ static int t_ud_send_recv(struct env *e)
 
 /* ------------------------------------------------------------ invalidation */
 
-static int t_invalidate_dontneed(struct env *e)
+int t_invalidate_dontneed(struct env *e)
 {
 	struct world w;
 	struct odpc c0, c1, c2;
+	struct mrc m0, m1, m2;
 	size_t n = 16, len = n * e->page;
 
 	TRY(odp_world(e, &w, len, IBV_ODP_SUPPORT_WRITE));
 	fill(w.src, len, 81);
 	TRY(do_write(e, &w, 0, 0, len));
 	CHECK(resident_pages(w.dst, len) == (long)n, "dst not resident after WRITE");
-	odpc_read(e, &c0);
+	TRY(odpc_read(e, &c0));
+	TRY(mrc_read(e, w.dmr, &m0));
 	CHECK(!madvise(w.dst, len, MADV_DONTNEED), "madvise: %s", strerror(errno));
-	odpc_read(e, &c1);
+	TRY(odpc_read(e, &c1));
+	TRY(mrc_read(e, w.dmr, &m1));
 	CHECK(resident_pages(w.dst, len) == 0, "%ld pages still resident after MADV_DONTNEED",
 	      resident_pages(w.dst, len));
-	if (odpc_present(&c0)) {
-		diag("MADV_DONTNEED: odp_invalidations +%ld, odp_pages_invalidated +%ld",
-		     c1.invalidations - c0.invalidations,
-		     c1.pages_invalidated - c0.pages_invalidated);
-		CHECK(c1.invalidations > c0.invalidations, "no invalidation reached the driver");
-		CHECK(c1.pages_invalidated - c0.pages_invalidated >= (long)n,
-		      "fewer pages invalidated than were dropped");
-	} else {
-		diag("driver has no odp_* counters: mincore is the only proof here");
-	}
-	/* The next access faults the (new, zero) pages back in. */
+	diag("MADV_DONTNEED: device odp_invalidations +%ld, odp_pages_invalidated +%ld",
+	     c1.invalidations - c0.invalidations, c1.pages_invalidated - c0.pages_invalidated);
+	mrc_diag("MADV_DONTNEED, the MR", &m0, &m1);
+	/* One VMA, one zap: one invalidation of exactly the n mapped pages. */
+	CHECK(m0.mapped == (long long)n, "%lld pages mapped before, expected %zu", m0.mapped, n);
+	CHECK(m1.invalidations - m0.invalidations == 1,
+	      "per-MR invalidations +%lld for one MADV_DONTNEED, expected exactly 1",
+	      m1.invalidations - m0.invalidations);
+	CHECK(m1.pages_invalidated - m0.pages_invalidated == (long long)n,
+	      "per-MR pages_invalidated +%lld, expected exactly the %zu pages dropped",
+	      m1.pages_invalidated - m0.pages_invalidated, n);
+	CHECK(m1.mapped == 0, "%lld pages still mapped by the MR after MADV_DONTNEED", m1.mapped);
+	CHECK(c1.invalidations > c0.invalidations, "no invalidation reached the device counter");
+	CHECK(c1.pages_invalidated - c0.pages_invalidated >= (long)n,
+	      "fewer pages invalidated than were dropped (device counter)");
+	/* The next access faults the (new, zero) pages back in: each once. */
 	fill(w.src, len, 82);
 	TRY(do_write(e, &w, 0, 0, len));
-	odpc_read(e, &c2);
+	TRY(odpc_read(e, &c2));
+	TRY(mrc_read(e, w.dmr, &m2));
 	CHECK(check_fill(w.dst, len, 82) < 0, "WRITE after DONTNEED not visible");
-	if (odpc_present(&c0))
-		CHECK(c2.pages_faulted - c1.pages_faulted >= (long)n, "no refault after invalidation");
+	mrc_diag("WRITE after MADV_DONTNEED, the MR", &m1, &m2);
+	CHECK(m2.pages_faulted - m1.pages_faulted == (long long)n,
+	      "per-MR pages_faulted +%lld on the refault, expected exactly %zu",
+	      m2.pages_faulted - m1.pages_faulted, n);
+	CHECK(m2.mapped == (long long)n, "%lld pages mapped after the refault", m2.mapped);
+	CHECK(c2.pages_faulted - c1.pages_faulted >= (long)n, "no refault after invalidation");
 	world_free(&w);
 	return T_PASS;
 }
 
-static int t_invalidate_pageout_swap(struct env *e)
+int t_invalidate_pageout_swap(struct env *e)
 {
 	struct world w;
 	struct odpc c0, c1;
@@ -683,30 +718,28 @@ static int t_invalidate_pageout_swap(struct env *e)
 
 	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
 	if (swap_total_kb() <= 0)
-		SKIP(e, "no swap configured (the guest test sets up zram swap)");
+		ST_SKIP(e, "no swap configured (the guest test sets up zram swap)");
 	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
 	madvise(w.dst, len, MADV_NOHUGEPAGE);
 	fill(w.dst, len, 91);
 	/* Fault the responder MR in through an RDMA READ. */
 	TRY(do_read(e, &w, 0, 0, len));
 	CHECK(check_fill(w.src, len, 91) < 0, "READ mismatch");
-	odpc_read(e, &c0);
+	TRY(odpc_read(e, &c0));
 	out0 = vmstat("pswpout");
 	CHECK(!madvise(w.dst, len, MADV_PAGEOUT), "MADV_PAGEOUT: %s", strerror(errno));
 	out1 = vmstat("pswpout");
-	odpc_read(e, &c1);
+	TRY(odpc_read(e, &c1));
 	res = resident_pages(w.dst, len);
 	diag("MADV_PAGEOUT of %zu pages: pswpout +%ld, resident now %ld", n, out1 - out0, res);
 	CHECK(out1 - out0 >= (long)n / 2, "the ODP MR's pages were not swapped out (pswpout +%ld)",
 	      out1 - out0);
 	CHECK(res < (long)n / 2, "%ld of %zu pages still resident", res, n);
-	if (odpc_present(&c0)) {
-		diag("odp_invalidations +%ld, odp_pages_invalidated +%ld",
-		     c1.invalidations - c0.invalidations,
-		     c1.pages_invalidated - c0.pages_invalidated);
-		CHECK(c1.pages_invalidated - c0.pages_invalidated >= out1 - out0,
-		      "fewer pages invalidated than swapped out");
-	}
+	diag("odp_invalidations +%ld, odp_pages_invalidated +%ld",
+	     c1.invalidations - c0.invalidations,
+	     c1.pages_invalidated - c0.pages_invalidated);
+	CHECK(c1.pages_invalidated - c0.pages_invalidated >= out1 - out0,
+	      "fewer pages invalidated than swapped out");
 	/* RDMA READ swaps them back in, with the right data. */
 	memset(w.src, 0, len);
 	in0 = vmstat("pswpin");
@@ -725,14 +758,14 @@ static int t_invalidate_pageout_swap(struct env *e)
 }
 
 /* Control for the above: pages under a pinned MR cannot be paged out. */
-static int t_pageout_pinned_control(struct env *e)
+int t_pageout_pinned_control(struct env *e)
 {
 	struct world w;
 	size_t n = 64, len = n * e->page;
 	long out0, out1, res;
 
 	if (swap_total_kb() <= 0)
-		SKIP(e, "no swap configured");
+		ST_SKIP(e, "no swap configured");
 	TRY(world_make(e, &w, len, PIN_ACC, PIN_ACC));
 	fill(w.dst, len, 93);
 	out0 = vmstat("pswpout");
@@ -805,22 +838,22 @@ static int replace_remap(struct env *e, char *p, size_t len)
 	return T_PASS;
 }
 
-static int t_coherence_dontneed_odp(struct env *e)
+int t_coherence_dontneed_odp(struct env *e)
 {
 	return coherence(e, 1, replace_dontneed);
 }
 
-static int t_coherence_dontneed_pinned(struct env *e)
+int t_coherence_dontneed_pinned(struct env *e)
 {
 	return coherence(e, 0, replace_dontneed);
 }
 
-static int t_coherence_remap_odp(struct env *e)
+int t_coherence_remap_odp(struct env *e)
 {
 	return coherence(e, 1, replace_remap);
 }
 
-static int t_coherence_remap_pinned(struct env *e)
+int t_coherence_remap_pinned(struct env *e)
 {
 	return coherence(e, 0, replace_remap);
 }
@@ -880,7 +913,7 @@ static int fork_round(struct env *e, struct world *w, int mode, unsigned seed)
 	return T_PASS;
 }
 
-static int t_fork_parent_odp(struct env *e)
+int t_fork_parent_odp(struct env *e)
 {
 	struct world w;
 
@@ -949,7 +982,7 @@ static int shot(struct env *e, struct world *w, enum ibv_wr_opcode op, int64_t s
 #define CSWP IBV_WR_ATOMIC_CMP_AND_SWP
 #define OK IBV_WC_SUCCESS
 
-static int t_err_outside_mr(struct env *e)
+int t_err_outside_mr(struct env *e)
 {
 	struct world w;
 	size_t len = 4 * e->page;
@@ -966,7 +999,7 @@ static int t_err_outside_mr(struct env *e)
 	return T_PASS;
 }
 
-static int t_err_munmapped(struct env *e)
+int t_err_munmapped(struct env *e)
 {
 	struct world w;
 	size_t pg = e->page, len = 8 * pg, hole = 4 * pg;
@@ -998,7 +1031,7 @@ static int t_err_munmapped(struct env *e)
 
 /* Receive buffer munmapped: a local protection fault on the receiver; the
  * sender learns of it as a remote operational error. */
-static int t_err_recv_munmapped(struct env *e)
+int t_err_recv_munmapped(struct env *e)
 {
 	struct world w;
 	size_t len = 4 * e->page;
@@ -1028,7 +1061,7 @@ static int t_err_recv_munmapped(struct env *e)
 	return T_PASS;
 }
 
-static int t_err_prot_none(struct env *e)
+int t_err_prot_none(struct env *e)
 {
 	struct world w;
 	size_t pg = e->page, len = 4 * pg;
@@ -1048,7 +1081,7 @@ static int t_err_prot_none(struct env *e)
 	return T_PASS;
 }
 
-static int t_err_readonly_mapping(struct env *e)
+int t_err_readonly_mapping(struct env *e)
 {
 	struct world w;
 	size_t pg = e->page, len = 4 * pg;
@@ -1082,7 +1115,7 @@ static struct world retarget(const struct world *w, char *dst, struct ibv_mr *mr
 	return t;
 }
 
-static int t_err_readonly_registration(struct env *e)
+int t_err_readonly_registration(struct env *e)
 {
 	struct world w, r;
 	size_t len = 4 * e->page;
@@ -1120,7 +1153,7 @@ static int t_err_readonly_registration(struct env *e)
 	return T_PASS;
 }
 
-static int t_err_iova_wrap(struct env *e)
+int t_err_iova_wrap(struct env *e)
 {
 	struct world w;
 	size_t pg = e->page, len = 4 * pg;
@@ -1159,7 +1192,7 @@ static int t_err_iova_wrap(struct env *e)
 
 /* Local protection faults report IBV_WC_LOC_PROT_ERR (not a flush, not a
  * QP operation error). */
-static int t_err_local_prot_status(struct env *e)
+int t_err_local_prot_status(struct env *e)
 {
 	struct world w, pw;
 	size_t pg = e->page, len = 8 * pg;
@@ -1185,7 +1218,7 @@ static int t_err_local_prot_status(struct env *e)
 
 /* Valid accesses right next to unmapped, PROT_NONE and read-only pages of the
  * same MR succeed: only the pages an access needs decide its outcome. */
-static int t_access_next_to_hole(struct env *e)
+int t_access_next_to_hole(struct env *e)
 {
 	struct world w;
 	size_t n = 16, len = n * e->page;
@@ -1225,7 +1258,7 @@ static int t_access_next_to_hole(struct env *e)
 
 /* An RDMA READ of untouched ODP memory maps the shared zero page; a later
  * RDMA WRITE must break COW on every page and succeed. */
-static int t_write_after_read_untouched(struct env *e)
+int t_write_after_read_untouched(struct env *e)
 {
 	struct world w;
 	size_t len = 256 * e->page;
@@ -1283,7 +1316,7 @@ static int post_mix(struct world *w, int n, uint64_t dst, uint32_t rkey)
 	return T_PASS;
 }
 
-static int t_dereg_inflight(struct env *e)
+int t_dereg_inflight(struct env *e)
 {
 	struct world w;
 	size_t len = 64 * e->page;
@@ -1314,7 +1347,7 @@ static int t_dereg_inflight(struct env *e)
 	return T_PASS;
 }
 
-static int t_munmap_inflight(struct env *e)
+int t_munmap_inflight(struct env *e)
 {
 	struct world w;
 	size_t len = 64 * e->page;
@@ -1359,7 +1392,7 @@ static int t_munmap_inflight(struct env *e)
 
 /* A child process doing ODP traffic is SIGKILLed mid-flight: no hang, and
  * all its MRs disappear. */
-static int t_exit_inflight(struct env *e)
+int t_exit_inflight(struct env *e)
 {
 	int ready[2], st, base, now = -1, i;
 	pid_t pid;
@@ -1422,7 +1455,7 @@ static int t_exit_inflight(struct env *e)
 
 /* -------------------------------------------------------- THP / migration */
 
-static int t_thp_split(struct env *e)
+int t_thp_split(struct env *e)
 {
 	struct world w;
 	struct odpc c0, c1;
@@ -1438,9 +1471,9 @@ static int t_thp_split(struct env *e)
 	memset(b, 1, len);
 	thp = is_thp(b);
 	if (thp < 0)
-		SKIP(e, "cannot read /proc/kpageflags (needs root)");
+		ST_SKIP(e, "cannot read /proc/kpageflags (needs root)");
 	if (!thp)
-		SKIP(e, "no transparent huge page was allocated (THP disabled?)");
+		ST_SKIP(e, "no transparent huge page was allocated (THP disabled?)");
 	CHECK(is_thp(b + HPAGE) == 1, "second 2 MiB not THP");
 	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
 	mr = reg(e, b, len, ODP_ACC);
@@ -1449,18 +1482,16 @@ static int t_thp_split(struct env *e)
 	TRY(rdma_ok(e, &w, IBV_WR_RDMA_WRITE, va(w.src), len, w.smr->lkey, va(b), mr->rkey,
 		    "WRITE into THP-backed ODP MR"));
 	CHECK(check_fill(b, len, 121) < 0, "THP data");
-	odpc_read(e, &c0);
+	TRY(odpc_read(e, &c0));
 	/* Split both huge pages: one by a partial munmap, one by MADV_NOHUGEPAGE
 	 * plus a partial MADV_DONTNEED. */
 	CHECK(!munmap(b + hole, e->page), "partial munmap");
 	CHECK(!madvise(b + HPAGE, HPAGE, MADV_NOHUGEPAGE), "MADV_NOHUGEPAGE");
 	CHECK(!madvise(b + HPAGE + hole, e->page, MADV_DONTNEED), "partial DONTNEED");
-	odpc_read(e, &c1);
-	if (odpc_present(&c0)) {
-		diag("split: odp_invalidations +%ld, pages +%ld", c1.invalidations - c0.invalidations,
-		     c1.pages_invalidated - c0.pages_invalidated);
-		CHECK(c1.invalidations - c0.invalidations >= 2, "the splits were not invalidated");
-	}
+	TRY(odpc_read(e, &c1));
+	diag("split: odp_invalidations +%ld, pages +%ld", c1.invalidations - c0.invalidations,
+	     c1.pages_invalidated - c0.pages_invalidated);
+	CHECK(c1.invalidations - c0.invalidations >= 2, "the splits were not invalidated");
 	/* RDMA into what is left, around the holes. */
 	fill(w.src, len, 122);
 	TRY(rdma_ok(e, &w, IBV_WR_RDMA_WRITE, va(w.src), hole, w.smr->lkey, va(b), mr->rkey,
@@ -1495,7 +1526,7 @@ static int t_thp_split(struct env *e)
 
 /* MADV_COLLAPSE copies 512 small pages into a new huge page (a migration): the
  * MR must follow the new page. */
-static int t_thp_collapse(struct env *e)
+int t_thp_collapse(struct env *e)
 {
 	struct world w;
 	struct odpc c0, c1;
@@ -1510,7 +1541,7 @@ static int t_thp_collapse(struct env *e)
 	CHECK(!madvise(b, len, MADV_NOHUGEPAGE), "MADV_NOHUGEPAGE");
 	memset(b, 2, len);
 	if (is_thp(b) < 0)
-		SKIP(e, "cannot read /proc/kpageflags (needs root)");
+		ST_SKIP(e, "cannot read /proc/kpageflags (needs root)");
 	CHECK(!is_thp(b), "THP although MADV_NOHUGEPAGE");
 	pfn0 = pfn_of(b);
 	TRY(world_make(e, &w, len, ODP_ACC, ODP_ACC));
@@ -1519,19 +1550,18 @@ static int t_thp_collapse(struct env *e)
 	fill(w.src, len, 131);
 	TRY(rdma_ok(e, &w, IBV_WR_RDMA_WRITE, va(w.src), len, w.smr->lkey, va(b), mr->rkey,
 		    "WRITE into 4 KiB pages"));
-	odpc_read(e, &c0);
+	TRY(odpc_read(e, &c0));
 	CHECK(!madvise(b, len, MADV_HUGEPAGE), "MADV_HUGEPAGE");
 	if (madvise(b, len, MADV_COLLAPSE))
-		SKIP(e, "MADV_COLLAPSE: %s", strerror(errno));
-	odpc_read(e, &c1);
+		ST_SKIP(e, "MADV_COLLAPSE: %s", strerror(errno));
+	TRY(odpc_read(e, &c1));
 	pfn1 = pfn_of(b);
 	diag("collapse: pfn 0x%llx -> 0x%llx, thp %d", (unsigned long long)pfn0,
 	     (unsigned long long)pfn1, is_thp(b));
 	CHECK(is_thp(b) == 1 && pfn1 != pfn0, "MADV_COLLAPSE did not move the pages");
 	CHECK(check_fill(b, len, 131) < 0, "collapse lost data");
-	if (odpc_present(&c0))
-		CHECK(c1.pages_invalidated - c0.pages_invalidated >= 512,
-		      "collapse invalidated only %ld pages", c1.pages_invalidated - c0.pages_invalidated);
+	CHECK(c1.pages_invalidated - c0.pages_invalidated >= 512,
+	      "collapse invalidated only %ld pages", c1.pages_invalidated - c0.pages_invalidated);
 	fill(w.src, len, 132);
 	TRY(rdma_ok(e, &w, IBV_WR_RDMA_WRITE, va(w.src), len, w.smr->lkey, va(b), mr->rkey,
 		    "WRITE after collapse"));
@@ -1567,13 +1597,13 @@ static int compact(struct env *e)
 	int fd = open("/proc/sys/vm/compact_memory", O_WRONLY);
 
 	if (fd < 0)
-		SKIP(e, "/proc/sys/vm/compact_memory: %s", strerror(errno));
+		ST_SKIP(e, "/proc/sys/vm/compact_memory: %s", strerror(errno));
 	CHECK(write(fd, "1", 1) == 1, "compact_memory: %s", strerror(errno));
 	close(fd);
 	return T_PASS;
 }
 
-static int t_compaction(struct env *e)
+int t_compaction(struct env *e)
 {
 	struct world w;
 	struct odpc c0, c1;
@@ -1592,7 +1622,7 @@ static int t_compaction(struct env *e)
 	madvise(b, len, MADV_NOHUGEPAGE);
 	memset(b, 3, len);
 	if (!pfn_of(b))
-		SKIP(e, "no PFNs in /proc/self/pagemap (needs root)");
+		ST_SKIP(e, "no PFNs in /proc/self/pagemap (needs root)");
 	mr = reg(e, b, len, ODP_ACC);
 	CHECK(mr, "reg");
 	TRY(world_make(e, &w, blk * e->page, ODP_ACC, ODP_ACC));
@@ -1605,7 +1635,7 @@ static int t_compaction(struct env *e)
 		TRY(expect_wc(e, w.p.a.cq, IBV_WC_SUCCESS, "READ to map in"));
 	}
 	CHECK(pages_moved(b, n, pfn, tmp) >= 0, "pagemap");
-	odpc_read(e, &c0);
+	TRY(odpc_read(e, &c0));
 	for (tries = 0; tries < 3 && !moved; tries++) {
 		TRY(compact(e));
 		moved = pages_moved(b, n, pfn, tmp);
@@ -1613,13 +1643,11 @@ static int t_compaction(struct env *e)
 	}
 	diag("compaction (%d run(s)) moved %ld of %zu pages under the ODP MR", tries, moved, n / 2);
 	if (!moved)
-		SKIP(e, "compaction moved none of the MR's pages in 3 runs (it only moves pages below where its scanners meet)");
-	odpc_read(e, &c1);
-	if (odpc_present(&c0)) {
-		diag("odp_pages_invalidated +%ld", c1.pages_invalidated - c0.pages_invalidated);
-		CHECK(c1.pages_invalidated - c0.pages_invalidated >= moved,
-		      "fewer pages invalidated than migrated");
-	}
+		ST_SKIP(e, "compaction moved none of the MR's pages in 3 runs (it only moves pages below where its scanners meet)");
+	TRY(odpc_read(e, &c1));
+	diag("odp_pages_invalidated +%ld", c1.pages_invalidated - c0.pages_invalidated);
+	CHECK(c1.pages_invalidated - c0.pages_invalidated >= moved,
+	      "fewer pages invalidated than migrated");
 	/* RDMA WRITE into every block: the process sees it (moved pages too). */
 	for (i = 0; i < n; i += blk) {
 		fill(w.src, blk * e->page, 142 + i);
@@ -1636,66 +1664,3 @@ static int t_compaction(struct env *e)
 	world_free(&w);
 	return T_PASS;
 }
-
-/* ------------------------------------------------------------ registry */
-
-const struct test tests[] = {
-	{ "caps", t_caps, "device advertises general ODP, RC SEND/RECV/WRITE/READ/ATOMIC/SRQ/FLUSH/ATOMIC_WRITE, UD SEND/RECV/SRQ, no implicit" },
-	{ "reg_refused_no_caps", t_reg_refused_no_caps, "without ODP caps, ODP registration fails with EOPNOTSUPP and leaks nothing" },
-	{ "reg_iova", t_reg_iova, "ODP MR via ibv_reg_mr_iova (iova != VA): remote and local addressing use the iova" },
-	{ "reg_implicit_refused", t_reg_implicit_refused, "implicit ODP (addr 0, SIZE_MAX) is refused with a clear errno" },
-	{ "reg_overflow_refused", t_reg_overflow_refused, "iova + length wrapping 2^64 is refused at registration" },
-	{ "rereg_odp_toggle_refused", t_rereg_odp_toggle_refused, "rereg toggling ON_DEMAND is refused both ways; MRs still work" },
-	{ "reg_hugetlb", t_reg_hugetlb, "ODP|HUGETLB on hugetlbfs memory: WRITE/READ across 2 MiB pages verified" },
-	{ "reg_hugetlb_small_pages", t_reg_hugetlb_on_small_pages, "ODP|HUGETLB on 4 KiB memory: refused (reg or access), memory untouched" },
-	{ "nopin_odp", t_nopin_odp, "ODP reg + WRITE + READ + dereg leave nr_foll_pin_acquired/released unchanged" },
-	{ "pin_control", t_pin_control, "control: a pinned MR moves nr_foll_pin_acquired/released" },
-	{ "rdma_write", t_rdma_write, "RDMA WRITE between ODP MRs, many sizes/offsets, data and fault counters checked" },
-	{ "rdma_read", t_rdma_read, "RDMA READ between ODP MRs, aligned and unaligned, data checked" },
-	{ "rdma_read_untouched", t_rdma_read_untouched, "RDMA READ of never-touched ODP memory returns zeros" },
-	{ "send_recv", t_send_recv, "RC SEND/RECV with ODP MRs on both sides, data and bounds checked" },
-	{ "atomic_cmp_swp", t_atomic_cmp_swp, "CMP_SWP on an ODP MR: swap on match, none on mismatch, old value returned" },
-	{ "atomic_fetch_add", t_atomic_fetch_add, "FETCH_ADD on an ODP MR: 20 adds + wrap, every fetched value checked" },
-	{ "srq_recv", t_srq_recv, "RC SEND into an SRQ with ODP receive buffers" },
-	{ "ud_send_recv", t_ud_send_recv, "UD SEND/RECV with ODP MRs, page-crossing buffers, data checked" },
-	{ "invalidate_dontneed", t_invalidate_dontneed, "MADV_DONTNEED on a mapped ODP MR: mincore 0, driver invalidates, next WRITE refaults and is visible" },
-	{ "invalidate_pageout_swap", t_invalidate_pageout_swap, "MADV_PAGEOUT swaps an ODP MR out (pswpout, mincore, counters); READ swaps in right data; WRITE visible" },
-	{ "pageout_pinned_control", t_pageout_pinned_control, "control: MADV_PAGEOUT cannot reclaim pages under a pinned MR" },
-	{ "coherence_dontneed_odp", t_coherence_dontneed_odp, "after MADV_DONTNEED an RDMA WRITE into an ODP MR is visible to the process" },
-	{ "coherence_dontneed_pinned", t_coherence_dontneed_pinned, "after MADV_DONTNEED an RDMA WRITE into a pinned MR is NOT visible (goes to the old page)" },
-	{ "coherence_remap_odp", t_coherence_remap_odp, "after munmap + mmap(MAP_FIXED) an RDMA WRITE into an ODP MR is visible" },
-	{ "coherence_remap_pinned", t_coherence_remap_pinned, "after munmap + mmap(MAP_FIXED) an RDMA WRITE into a pinned MR is NOT visible" },
-	{ "fork_parent_odp", t_fork_parent_odp, "after fork, RDMA into the parent's ODP MR lands in the parent only (3 COW orders)" },
-	{ "err_outside_mr", t_err_outside_mr, "accesses outside the MR: REM_ACCESS_ERR (remote) / LOC_PROT_ERR (local), QP to ERR" },
-	{ "err_munmapped", t_err_munmapped, "accesses to munmapped parts of ODP MRs: REM_ACCESS_ERR / LOC_PROT_ERR, QP to ERR" },
-	{ "err_recv_munmapped", t_err_recv_munmapped, "SEND into a munmapped ODP receive buffer: receiver LOC_PROT_ERR, sender REM_OP_ERR, QP to ERR" },
-	{ "err_prot_none", t_err_prot_none, "accesses to PROT_NONE parts of ODP MRs: REM_ACCESS_ERR / LOC_PROT_ERR" },
-	{ "err_readonly_mapping", t_err_readonly_mapping, "remote WRITE/atomic into memory mprotect'ed read-only: REM_ACCESS_ERR; READ works" },
-	{ "err_readonly_registration", t_err_readonly_registration, "read-only ODP MR / writable MR on read-only memory: writes refused, reads work" },
-	{ "err_local_prot_status", t_err_local_prot_status, "local protection faults (pinned and ODP) complete with exactly IBV_WC_LOC_PROT_ERR" },
-	{ "access_next_to_hole", t_access_next_to_hole, "valid accesses next to unmapped/PROT_NONE/read-only pages of an ODP MR succeed" },
-	{ "write_after_read_untouched", t_write_after_read_untouched, "RDMA WRITE after an RDMA READ of untouched (zero-page) ODP memory succeeds" },
-	{ "err_iova_wrap", t_err_iova_wrap, "iova+length wrapping 2^64 in rkey accesses and SGEs: error completions, memory untouched" },
-	{ "dereg_inflight", t_dereg_inflight, "dereg of responder/requester ODP MR during traffic: valid completions, no hang, no leak" },
-	{ "munmap_inflight", t_munmap_inflight, "munmap of ODP MR buffers during traffic: valid completions, no hang, no leak" },
-	{ "exit_inflight", t_exit_inflight, "a child doing ODP traffic is SIGKILLed mid-flight: no hang, its MRs are gone" },
-	{ "thp_split", t_thp_split, "THP-backed ODP MR split by partial munmap / NOHUGEPAGE+DONTNEED: invalidated, RDMA verified" },
-	{ "thp_collapse", t_thp_collapse, "MADV_COLLAPSE migrates 4 KiB pages into a THP under an ODP MR: RDMA follows the new page" },
-	{ "compaction", t_compaction, "compact_memory migrates pages under an ODP MR: invalidated, RDMA WRITE visible after" },
-	{ "perm_truncate_remote", t_perm_truncate_remote, "ODP MR over a truncated MAP_SHARED file: remote WRITE/READ/atomic past EOF -> REM_ACCESS_ERR within seconds, no RNR NAK" },
-	{ "perm_truncate_local", t_perm_truncate_local, "truncated file under local SGEs (WRITE/SEND source, READ/atomic destination, RECV buffer): error within seconds, no retries" },
-	{ "perm_truncate_pinned", t_perm_truncate_pinned, "control: a pinned MR over a truncated file completes RDMA past EOF; the data is lost to the file" },
-	{ "perm_hwpoison", t_perm_hwpoison, "MADV_HWPOISON'd page under an ODP MR: remote/local accesses fail within seconds; neighbours work" },
-	{ "perm_prot", t_perm_prot, "PROT_NONE and write-only pages under an ODP MR: errors within seconds, counted as fault errors, no RNR NAK" },
-	{ "perm_punch_hole", t_perm_punch_hole, "fallocate(PUNCH_HOLE) under an ODP MR: the hole reads zeros, WRITE/atomic land in the file, no fault error" },
-	{ "perm_race", t_perm_race, "a truncated file's last page zapped in a loop under WRITE/READ: a failed fault-ahead never fails the access" },
-	{ "prefetch_sync", t_prefetch_sync, "sync PREFETCH/PREFETCH_WRITE map the whole range (per-MR and device counters); the next access faults nothing" },
-	{ "prefetch_sges", t_prefetch_sges, "several SGEs over several MRs in one call; a bad last SGE fails the call with nothing mapped" },
-	{ "prefetch_no_fault", t_prefetch_no_fault, "PREFETCH_NO_FAULT maps exactly the present pages and faults nothing in" },
-	{ "prefetch_write_cow", t_prefetch_write_cow, "PREFETCH_WRITE breaks COW (MAP_PRIVATE file, fork); a read PREFETCH does not" },
-	{ "prefetch_async", t_prefetch_async, "async PREFETCH_WRITE returns at once and maps the range soon after" },
-	{ "prefetch_race", t_prefetch_race, "prefetches racing munmap and dereg, and a process exiting with prefetches queued: safe, no leak" },
-	{ "prefetch_errors", t_prefetch_errors, "advise_mr errors: bad lkey, pinned MR, other PD, read-only MR, out of range, overflow, bad advice/flags" },
-	{ "perm_transient", t_perm_transient, "odp_fail_faults on a truncated file's MR: one RNR NAK / retry per failure, then the real outcome" },
-};
-const size_t n_tests = sizeof(tests) / sizeof(tests[0]);

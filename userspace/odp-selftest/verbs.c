@@ -56,10 +56,10 @@ int odp_ud_caps(const struct env *e, uint32_t need)
 int need_odp_rc(struct env *e, uint32_t need)
 {
 	if (!has_odp(e))
-		SKIP(e, "%s advertises no ODP support (general_odp_caps 0x%llx)", e->dev_name,
+		ST_SKIP(e, "%s advertises no ODP support (general_odp_caps 0x%llx)", e->dev_name,
 		     (unsigned long long)e->attr.odp_caps.general_caps);
 	if (!odp_rc_caps(e, need))
-		SKIP(e, "%s rc_odp_caps 0x%x lacks 0x%x", e->dev_name,
+		ST_SKIP(e, "%s rc_odp_caps 0x%x lacks 0x%x", e->dev_name,
 		     e->attr.odp_caps.per_transport_caps.rc_odp_caps, need);
 	return T_PASS;
 }
