@@ -92,6 +92,20 @@ d=$(zramctl --find --size 256M) && mkswap $d >/dev/null && swapon $d'
 # vm_run LOG CMD: CMD in a guest (rxe0 up, our module); the console (with
 # CMD's output) goes to LOG, and its progress and finding lines are shown as
 # they come; tests/vm/run's own lines go to LOG.out.
+# The pipeline showing a running guest's progress; stopped with the guest,
+# and by the traps below when make fuzz is interrupted (else its tail -F
+# would run on, holding whatever the caller gave it, e.g. a host lock).
+follower=
+stop_follower() {
+	[ -n "$follower" ] || return 0
+	pkill -P "$follower" 2>/dev/null
+	wait "$follower" 2>/dev/null
+	follower=
+}
+trap stop_follower EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
 vm_run() {
 	local log=$1 rc tailpid
 	shift
@@ -100,13 +114,13 @@ vm_run() {
 		grep -a --line-buffered -E '^\[ *[0-9.]+\] ops |^\[roce-fuzz\] +[0-9.]+s batch|FINDING|FAILED|REPRODUCE|reproduce:' |
 		sed -u 's/^\(.\{196\}\).*/\1/; s/^/    /') &
 	tailpid=$!	# the subshell: its children are the pipeline
+	follower=$tailpid
 	# shellcheck disable=SC2086
 	"$TOP/tests/vm/run" -q $VMARGS -m 3G --timeout $((CHUNK * 3 + 300)) \
 		--out "$OUT" --log "$log" -- bash -c "$guest_prep; $*" >"$log.out" 2>&1
 	rc=$?
 	sleep 1
-	pkill -P "$tailpid" 2>/dev/null
-	wait "$tailpid" 2>/dev/null
+	stop_follower
 	return "$rc"
 }
 
