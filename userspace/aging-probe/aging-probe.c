@@ -32,6 +32,7 @@
 #include "counters.h"
 #include "loopback.h"
 #include "sysfile.h"
+#include "opts.h"
 #include "tool.h"
 
 #define PAGE		4096UL
@@ -232,7 +233,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		.nmodes = 2, .modes = { false, true }, .wait_limit = 120,
 		.qp_timeout = 14,
 	};
-	if (env && !tool_parse_long(env, 0, 255, &v))
+	if (env && !opt_long(env, 0, 255, &v))
 		o->gid_index = (int)v;
 
 	while ((c = getopt_long(argc, argv, "d:g:s:m:q:r:R:w:S:c:p:M:t:T:jh", lo,
@@ -242,42 +243,42 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->dev = optarg;
 			break;
 		case 'g':
-			if (tool_parse_long(optarg, 0, 255, &v))
+			if (opt_long(optarg, 0, 255, &v))
 				goto bad;
 			o->gid_index = (int)v;
 			break;
 		case 's':
-			if (tool_parse_long(optarg, 1, 4096, &v))
+			if (opt_long(optarg, 1, 4096, &v))
 				goto bad;
 			o->size = (size_t)v << 20;
 			break;
 		case 'm':
-			if (tool_parse_long(optarg, 1, 1 << 24, &v))
+			if (opt_long(optarg, 1, 1 << 24, &v))
 				goto bad;
 			o->msg = (size_t)v;
 			break;
 		case 'q':
-			if (tool_parse_long(optarg, 1, 64, &v))
+			if (opt_long(optarg, 1, 64, &v))
 				goto bad;
 			o->depth = (int)v;
 			break;
 		case 'r':
-			if (tool_parse_long(optarg, 1, MAX_ROUNDS, &v))
+			if (opt_long(optarg, 1, MAX_ROUNDS, &v))
 				goto bad;
 			o->rounds = (int)v;
 			break;
 		case 'R':
-			if (tool_parse_long(optarg, 1, 1 << 20, &v))
+			if (opt_long(optarg, 1, 1 << 20, &v))
 				goto bad;
 			reclaim_mib = v;
 			break;
 		case 'w':
-			if (tool_parse_long(optarg, 1, 1000, &v))
+			if (opt_long(optarg, 1, 1000, &v))
 				goto bad;
 			o->sweeps = (int)v;
 			break;
 		case 'S':
-			if (tool_parse_long(optarg, 0, MAX_ROUNDS, &v))
+			if (opt_long(optarg, 0, MAX_ROUNDS, &v))
 				goto bad;
 			o->settle = (int)v;
 			break;
@@ -292,12 +293,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				goto bad;
 			break;
 		case 't':
-			if (tool_parse_long(optarg, 1, 3600, &v))
+			if (opt_long(optarg, 1, 3600, &v))
 				goto bad;
 			o->wait_limit = (int)v;
 			break;
 		case 'T':
-			if (tool_parse_long(optarg, 1, 31, &v))
+			if (opt_long(optarg, 1, 31, &v))
 				goto bad;
 			o->qp_timeout = (int)v;
 			break;

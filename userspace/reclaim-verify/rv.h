@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "opts.h"
+#include "config.h"
 #include "pattern.h"
 
 #define RV_MAXQP 64

@@ -41,7 +41,7 @@ static uint32_t stream_of(unsigned q, unsigned what)
 
 static bool op_on(const struct rv_ctx *ctx, enum rv_op op)
 {
-	return ctx->cfg.ops & (1u << op);
+	return ctx->cfg.op[op];
 }
 
 /* ---------- buffers ---------- */
@@ -656,7 +656,7 @@ static int srv_connect_request(struct rv_server *s, struct rdma_cm_event *ev)
 	ctx->cfg.window = h.window;
 	ctx->cfg.qps = h.nqps;
 	ctx->cfg.target = (size_t)h.nslots * ctx->cfg.block;
-	ctx->cfg.ops = h.ops;
+	rv_ops_from_wire(&ctx->cfg, h.ops);
 	sq = &s->qp[h.qp_index];
 	memset(sq, 0, sizeof(*sq));
 	sq->ctx = ctx;
@@ -1228,7 +1228,7 @@ int rv_client_setup(struct rv_ctx *ctx, struct rv_client *c)
 		h.window = ctx->cfg.window;
 		h.nslots = cq->nslots;
 		h.block = (uint32_t)ctx->cfg.block;
-		h.ops = ctx->cfg.ops;
+		h.ops = rv_ops_to_wire(&ctx->cfg);
 		memset(&cp, 0, sizeof(cp));
 		cp.private_data = &h;
 		cp.private_data_len = sizeof(h);

@@ -40,6 +40,7 @@
 #include "counters.h"
 #include "loopback.h"
 #include "sysfile.h"
+#include "opts.h"
 #include "tool.h"
 
 #define PAGE		4096UL
@@ -205,13 +206,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		.nmodes = 2, .modes = { false, true }, .hot_us = 1000, .warmup = 1,
 		.param = "/sys/module/rdma_rxe/parameters/odp_aging",
 	};
-	if (env && !tool_parse_long(env, 0, 255, &v))
+	if (env && !opt_long(env, 0, 255, &v))
 		o->gid = (int)v;
 	while ((c = getopt_long(argc, argv, "c:n:l:s:R:r:M:Hu:i:w:kP:p:d:g:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'c': o->cgroup = optarg; break;
 		case 'n':
-			if (tool_parse_long(optarg, 0, MAX_MRS, &o->mrs))
+			if (opt_long(optarg, 0, MAX_MRS, &o->mrs))
 				goto bad;
 			break;
 		case 'l':
@@ -223,15 +224,15 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				goto bad;
 			break;
 		case 's':
-			if (tool_parse_long(optarg, 1, 1 << 16, &data_mib))
+			if (opt_long(optarg, 1, 1 << 16, &data_mib))
 				goto bad;
 			break;
 		case 'R':
-			if (tool_parse_long(optarg, 1, 1 << 16, &reclaim_mib))
+			if (opt_long(optarg, 1, 1 << 16, &reclaim_mib))
 				goto bad;
 			break;
 		case 'r':
-			if (tool_parse_long(optarg, 1, 1000, &v))
+			if (opt_long(optarg, 1, 1000, &v))
 				goto bad;
 			o->reps = (int)v;
 			break;
@@ -241,16 +242,16 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'H': o->hot = true; break;
 		case 'u':
-			if (tool_parse_long(optarg, 1, 1000000, &o->hot_us))
+			if (opt_long(optarg, 1, 1000000, &o->hot_us))
 				goto bad;
 			break;
 		case 'i':
-			if (tool_parse_long(optarg, 0, 1000, &v))
+			if (opt_long(optarg, 0, 1000, &v))
 				goto bad;
 			o->inval_reps = (int)v;
 			break;
 		case 'w':
-			if (tool_parse_long(optarg, 0, 100, &v))
+			if (opt_long(optarg, 0, 100, &v))
 				goto bad;
 			o->warmup = (int)v;
 			break;
@@ -259,7 +260,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'p': o->param = optarg; break;
 		case 'd': o->dev = optarg; break;
 		case 'g':
-			if (tool_parse_long(optarg, 0, 255, &v))
+			if (opt_long(optarg, 0, 255, &v))
 				goto bad;
 			o->gid = (int)v;
 			break;
