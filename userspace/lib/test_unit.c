@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "aging.h"
 #include "counters.h"
 #include "loopback.h"
 #include "sysfile.h"
@@ -247,6 +248,64 @@ static void test_rng(void)
 	CHECK(rng_u64(&a) == 0xb3f2af6d0fc710c5ull);
 }
 
+/* The page-aging tools' shared options and set-up: values checked, the
+ * tool's limits kept, and each set-up step failing with its reason. */
+static void test_aging(void)
+{
+	char dir[] = "/tmp/aging-unit.XXXXXX", param[64], buf[8] = "";
+	struct aging_rdma rd = { 0 };
+	struct aging_opts a;
+	bool m[4] = { false };
+	int n = 0;
+	FILE *f;
+
+	CHECK(aging_parse_modes("off,on", m, 2, &n) == 0 && n == 2 && !m[0] && m[1]);
+	CHECK(aging_parse_modes("on", m, 2, &n) == 0 && n == 1 && m[0]);
+	CHECK(aging_parse_modes("on,off,on", m, 2, &n) == -1 && n == 1);
+	CHECK(aging_parse_modes("on,off,on,off", m, 4, &n) == 0 && n == 4 && !m[3]);
+	CHECK(aging_parse_modes("on,", m, 4, &n) == -1 && aging_parse_modes("", m, 4, &n) == -1);
+	CHECK(aging_parse_modes("onn", m, 4, &n) == -1 && aging_parse_modes(",on", m, 4, &n) == -1);
+
+	unsetenv("RXE_GID");
+	aging_opts_init(&a, "lib-unit", 16, 4096, 4);
+	CHECK(!strcmp(a.dev, "rxe0") && a.gid == 1 && a.size == 16u << 20 && !a.reclaim);
+	CHECK(a.nmodes == 2 && !a.modes[0] && a.modes[1] && !strcmp(a.param, AGING_PARAM));
+	CHECK(aging_opts_check(&a) == -1);
+	CHECK(aging_opt(&a, 's', "4096") == 1 && a.size == 4096ul << 20);
+	CHECK(aging_opt(&a, 's', "4097") == -1 && a.size == 4096ul << 20);
+	CHECK(aging_opt(&a, 'g', "3") == 1 && a.gid == 3 && aging_opt(&a, 'g', "x") == -1);
+	CHECK(aging_opt(&a, 'R', "2") == 1 && a.reclaim == 2u << 20);
+	CHECK(aging_opt(&a, 'M', "on,on,off") == 1 && a.nmodes == 3);
+	CHECK(aging_opt(&a, 'q', "1") == 0);
+	CHECK(aging_opt(&a, 'c', "/nonexistent-cgroup") == 1 && aging_opts_check(&a) == 0);
+	CHECK(aging_join(&a) == -1);
+	CHECK(aging_reclaim(&a, 4096) == -1);
+
+	if (!mkdtemp(dir)) {
+		CHECK(!"mkdtemp");
+		return;
+	}
+	snprintf(param, sizeof(param), "%s/odp_aging", dir);
+	a.param = param;
+	CHECK(aging_switch(&a, true) == -1);	/* no such file: not created */
+	f = fopen(param, "w");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+	CHECK(aging_switch(&a, true) == 0);
+	f = fopen(param, "r");
+	CHECK(f && fgets(buf, sizeof(buf), f) && !strcmp(buf, "Y"));
+	if (f)
+		fclose(f);
+	unlink(param);
+	rmdir(dir);
+
+	a.dev = "no-such-rdma-dev";
+	CHECK(aging_rdma_open(&rd, &a, NULL, 4096) == -1 && rd.dev.err[0]);
+	aging_rdma_close(&rd);
+	aging_rdma_close(&rd);
+}
+
 int main(void)
 {
 	test_open_missing();
@@ -259,6 +318,7 @@ int main(void)
 	test_opt_size();
 	test_opt_names();
 	test_opt_gid();
+	test_aging();
 	test_buf_free();
 	test_rng();
 	return unit_result("lib unit");
