@@ -501,21 +501,10 @@ void rv_client_cleanup(struct rv_client *c)
 
 		if (!cq->id)
 			continue;
-		if (cq->id->qp) {
-			rdma_disconnect(cq->id);
-			rdma_destroy_qp(cq->id);
-		}
-		if (cq->cq)
-			ibv_destroy_cq(cq->cq);
-		rdma_destroy_id(cq->id);
+		rv_conn_destroy(cq->id, cq->cq);
 		rv_buf_free(cq->src);
 		rv_buf_free(cq->dst);
 	}
-	if (c->cc)
-		ibv_destroy_comp_channel(c->cc);
-	if (c->pd)
-		ibv_dealloc_pd(c->pd);
-	if (c->ec)
-		rdma_destroy_event_channel(c->ec);
+	rv_dev_release(c->cc, c->pd, c->ec);
 }
 

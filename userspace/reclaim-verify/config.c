@@ -324,7 +324,7 @@ int rv_parse_args(struct rv_config *c, int argc, char **argv, char *err, size_t 
 		case O_ACKTO: {
 			unsigned v;
 
-			if (parse_uint(optarg, 0, 31, &v))
+			if (opt_uint(optarg, 0, 31, &v))
 				return failf(err, errlen, "bad --ack-timeout '%s' (0..31)", optarg);
 			c->ack_timeout = (int)v;
 			break;

@@ -2,7 +2,8 @@
 /*
  * reclaim-verify's connection set-up helpers: the address to bind or
  * connect to, waiting for an rdma_cm event, and the device's ODP
- * capabilities. Calls only common.c.
+ * capabilities, and taking a connection and its device down again. Calls
+ * only common.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -107,4 +108,26 @@ int rv_set_ack_timeout(struct rv_ctx *ctx, struct rdma_cm_id *id)
 		return -1;
 	}
 	return 0;
+}
+
+void rv_conn_destroy(struct rdma_cm_id *id, struct ibv_cq *cq)
+{
+	if (id->qp) {
+		rdma_disconnect(id);
+		rdma_destroy_qp(id);
+	}
+	if (cq)
+		ibv_destroy_cq(cq);
+	rdma_destroy_id(id);
+}
+
+void rv_dev_release(struct ibv_comp_channel *cc, struct ibv_pd *pd,
+		    struct rdma_event_channel *ec)
+{
+	if (cc)
+		ibv_destroy_comp_channel(cc);
+	if (pd)
+		ibv_dealloc_pd(pd);
+	if (ec)
+		rdma_destroy_event_channel(ec);
 }

@@ -360,21 +360,13 @@ void rv_server_cleanup(struct rv_server *s)
 
 		if (!sq->used)
 			continue;
-		rdma_disconnect(sq->id);
-		rdma_destroy_qp(sq->id);
-		ibv_destroy_cq(sq->cq);
-		rdma_destroy_id(sq->id);
+		rv_conn_destroy(sq->id, sq->cq);
 		rv_buf_free(sq->tgt);
 		rv_buf_free(sq->rcv);
 		rv_buf_free(sq->acksrc);
 		rv_buf_free(sq->atom);
 	}
-	if (s->cc)
-		ibv_destroy_comp_channel(s->cc);
-	if (s->pd)
-		ibv_dealloc_pd(s->pd);
 	if (s->listen)
 		rdma_destroy_id(s->listen);
-	if (s->ec)
-		rdma_destroy_event_channel(s->ec);
+	rv_dev_release(s->cc, s->pd, s->ec);
 }

@@ -77,5 +77,11 @@ int rv_wait_cm(struct rv_ctx *ctx, struct rdma_event_channel *ec,
 void rv_set_nonblock(int fd);
 int rv_check_odp_caps(struct rv_ctx *ctx, struct ibv_context *vctx);
 int rv_set_ack_timeout(struct rv_ctx *ctx, struct rdma_cm_id *id);
+/* Disconnect a connection and destroy its QP (if made), CQ (if made) and id. */
+void rv_conn_destroy(struct rdma_cm_id *id, struct ibv_cq *cq);
+/* Release what each side opened first: completion channel, PD, event
+ * channel (each if made; a side's QPs must be gone). */
+void rv_dev_release(struct ibv_comp_channel *cc, struct ibv_pd *pd,
+		    struct rdma_event_channel *ec);
 
 #endif
