@@ -29,29 +29,24 @@
 
 #include <infiniband/verbs.h>
 
+#include "aging.h"
 #include "counters.h"
 #include "loopback.h"
-#include "sysfile.h"
-#include "tool.h"
+#include "opts.h"
 
 #define PAGE		4096UL
-#define MAX_MODES	4
+#define MAX_MODES	AGING_MAX_MODES
 #define MAX_ROUNDS	64
 
 struct opts {
-	const char *dev;
-	int gid_index;
-	size_t size;		/* bytes of A and of B */
+	/* dev, gid, cgroup, param, modes; size: bytes of A and of B;
+	 * reclaim: bytes per memory.reclaim write */
+	struct aging_opts a;
 	size_t msg;		/* bytes per RDMA WRITE */
 	int depth;		/* WRITEs in flight */
 	int rounds;
-	size_t reclaim;		/* bytes per memory.reclaim write */
 	int sweeps;		/* sweeps of A to wait for between rounds */
 	int settle;		/* pressure rounds before the counted ones */
-	const char *cgroup;
-	const char *param;
-	int nmodes;
-	bool modes[MAX_MODES];	/* odp_aging value of each phase */
 	bool json;
 	int wait_limit;		/* seconds without progress before giving up */
 	int qp_timeout;		/* local ACK timeout exponent of the QPs */
@@ -84,14 +79,8 @@ struct phase {
 	long long bytes;	/* RDMA bytes written into A in the phase */
 };
 
-struct rdma {
-	struct lb_dev dev;
-	struct lb_pair qps;	/* a posts the WRITEs, b is their target; one CQ */
-	struct lb_buf src;	/* pinned WRITE source */
-};
-
 struct traffic {
-	struct rdma *rd;
+	struct aging_rdma *rd;
 	const struct opts *o;
 	uint64_t a_addr;
 	uint32_t a_rkey;
@@ -170,134 +159,65 @@ static int die_errno(const char *what)
 	return -1;
 }
 
-static int parse_modes(struct opts *o, const char *arg)
-{
-	char *copy = strdup(arg), *save = NULL, *tok;
-	int n = 0;
-
-	if (!copy)
-		return -1;
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (n == MAX_MODES)
-			goto bad;
-		if (!strcmp(tok, "on"))
-			o->modes[n++] = true;
-		else if (!strcmp(tok, "off"))
-			o->modes[n++] = false;
-		else
-			goto bad;
-	}
-	free(copy);
-	if (!n)
-		return -1;
-	o->nmodes = n;
-	return 0;
-bad:
-	free(copy);
-	return -1;
-}
-
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
-		{ "dev", required_argument, NULL, 'd' },
-		{ "gid", required_argument, NULL, 'g' },
-		/* the name before the tools agreed on --gid */
-		{ "gid-index", required_argument, NULL, 'g' },
-		{ "size", required_argument, NULL, 's' },
+		AGING_LONG_OPTIONS,
 		{ "msg", required_argument, NULL, 'm' },
 		{ "depth", required_argument, NULL, 'q' },
 		{ "rounds", required_argument, NULL, 'r' },
-		{ "reclaim", required_argument, NULL, 'R' },
 		{ "sweeps", required_argument, NULL, 'w' },
 		{ "settle", required_argument, NULL, 'S' },
-		{ "cgroup", required_argument, NULL, 'c' },
-		{ "param", required_argument, NULL, 'p' },
-		{ "modes", required_argument, NULL, 'M' },
 		{ "wait-limit", required_argument, NULL, 't' },
 		{ "qp-timeout", required_argument, NULL, 'T' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *env = getenv("RXE_GID");
-	long v, reclaim_mib = -1;
+	struct aging_opts *a = &o->a;
+	long v;
 	int c;
 
 	*o = (struct opts) {
-		.dev = "rxe0", .gid_index = 1, .size = 16UL << 20,
 		.msg = 65536, .depth = 8, .rounds = 5, .sweeps = 2, .settle = 1,
-		.param = "/sys/module/rdma_rxe/parameters/odp_aging",
-		.nmodes = 2, .modes = { false, true }, .wait_limit = 120,
-		.qp_timeout = 14,
+		.wait_limit = 120, .qp_timeout = 14,
 	};
-	if (env && !tool_parse_long(env, 0, 255, &v))
-		o->gid_index = (int)v;
+	aging_opts_init(a, "aging-probe", 16, 4096, MAX_MODES);
 
-	while ((c = getopt_long(argc, argv, "d:g:s:m:q:r:R:w:S:c:p:M:t:T:jh", lo,
-				NULL)) != -1) {
+	while ((c = aging_getopt(a, argc, argv, AGING_SHORT_OPTIONS "m:q:r:w:S:t:T:jh", lo)) >= 0) {
 		switch (c) {
-		case 'd':
-			o->dev = optarg;
-			break;
-		case 'g':
-			if (tool_parse_long(optarg, 0, 255, &v))
-				goto bad;
-			o->gid_index = (int)v;
-			break;
-		case 's':
-			if (tool_parse_long(optarg, 1, 4096, &v))
-				goto bad;
-			o->size = (size_t)v << 20;
-			break;
 		case 'm':
-			if (tool_parse_long(optarg, 1, 1 << 24, &v))
+			if (opt_long(optarg, 1, 1 << 24, &v))
 				goto bad;
 			o->msg = (size_t)v;
 			break;
 		case 'q':
-			if (tool_parse_long(optarg, 1, 64, &v))
+			if (opt_long(optarg, 1, 64, &v))
 				goto bad;
 			o->depth = (int)v;
 			break;
 		case 'r':
-			if (tool_parse_long(optarg, 1, MAX_ROUNDS, &v))
+			if (opt_long(optarg, 1, MAX_ROUNDS, &v))
 				goto bad;
 			o->rounds = (int)v;
 			break;
-		case 'R':
-			if (tool_parse_long(optarg, 1, 1 << 20, &v))
-				goto bad;
-			reclaim_mib = v;
-			break;
 		case 'w':
-			if (tool_parse_long(optarg, 1, 1000, &v))
+			if (opt_long(optarg, 1, 1000, &v))
 				goto bad;
 			o->sweeps = (int)v;
 			break;
 		case 'S':
-			if (tool_parse_long(optarg, 0, MAX_ROUNDS, &v))
+			if (opt_long(optarg, 0, MAX_ROUNDS, &v))
 				goto bad;
 			o->settle = (int)v;
 			break;
-		case 'c':
-			o->cgroup = optarg;
-			break;
-		case 'p':
-			o->param = optarg;
-			break;
-		case 'M':
-			if (parse_modes(o, optarg))
-				goto bad;
-			break;
 		case 't':
-			if (tool_parse_long(optarg, 1, 3600, &v))
+			if (opt_long(optarg, 1, 3600, &v))
 				goto bad;
 			o->wait_limit = (int)v;
 			break;
 		case 'T':
-			if (tool_parse_long(optarg, 1, 31, &v))
+			if (opt_long(optarg, 1, 31, &v))
 				goto bad;
 			o->qp_timeout = (int)v;
 			break;
@@ -312,23 +232,21 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			return -1;
 		}
 	}
+	if (c == -2)
+		return -1;
 	if (optind != argc) {
 		fprintf(stderr, "aging-probe: unexpected argument '%s'\n",
 			argv[optind]);
 		return -1;
 	}
-	if (!o->cgroup) {
-		fprintf(stderr, "aging-probe: --cgroup DIR is required (see --help)\n");
+	if (aging_opts_check(a))
 		return -1;
-	}
-	if (o->msg > o->size || o->size % o->msg) {
+	if (o->msg > a->size || a->size % o->msg) {
 		fprintf(stderr, "aging-probe: --msg must divide the buffer size\n");
 		return -1;
 	}
-	if (reclaim_mib > 0)
-		o->reclaim = (size_t)reclaim_mib << 20;
-	else
-		o->reclaim = o->size / 8 < (1UL << 20) ? 1UL << 20 : o->size / 8;
+	if (!a->reclaim)
+		a->reclaim = a->size / 8 < (1UL << 20) ? 1UL << 20 : a->size / 8;
 	return 0;
 bad:
 	fprintf(stderr, "aging-probe: bad value '%s' for option -%c (see --help)\n",
@@ -338,7 +256,7 @@ bad:
 
 static long long hw_counter(const struct opts *o, const char *name)
 {
-	return hw_counter_read(o->dev, 1, name);
+	return hw_counter_read(o->a.dev, 1, name);
 }
 
 static void snapshot(const struct opts *o, struct counters *c)
@@ -372,7 +290,7 @@ static double resident_pct(void *buf, size_t size)
 	return 100.0 * (double)n / (double)pages;
 }
 
-static int rdma_setup(struct rdma *rd, const struct opts *o)
+static int rdma_setup(struct aging_rdma *rd, const struct opts *o)
 {
 	struct lb_pair_attr pa = {
 		.cqe_a = 2 * o->depth + 2,
@@ -385,26 +303,8 @@ static int rdma_setup(struct rdma *rd, const struct opts *o)
 		.timeout = (uint8_t)o->qp_timeout,
 	};
 
-	if (lb_dev_open(&rd->dev, o->dev, 1) ||
-	    lb_dev_gid(&rd->dev, o->gid_index) ||
-	    lb_pair_create(&rd->dev, &rd->qps, &pa)) {
-		fprintf(stderr, "aging-probe: %s\n", rd->dev.err);
-		return -1;
-	}
-
 	/* the WRITE source is small and pinned: only A and B are ODP */
-	if (lb_buf_new(&rd->dev, &rd->src, o->msg, 0x5a, IBV_ACCESS_LOCAL_WRITE)) {
-		fprintf(stderr, "aging-probe: %s\n", rd->dev.err);
-		return -1;
-	}
-	return 0;
-}
-
-static void rdma_teardown(struct rdma *rd)
-{
-	lb_buf_free(&rd->src);
-	lb_pair_destroy(&rd->qps);
-	lb_dev_close(&rd->dev);
+	return aging_rdma_open(rd, &o->a, &pa, o->msg);
 }
 
 static void *traffic_main(void *arg)
@@ -443,7 +343,7 @@ static void *traffic_main(void *arg)
 			}
 			inflight++;
 			off += o->msg;
-			if (off == o->size)
+			if (off == o->a.size)
 				off = 0;
 		}
 		n = ibv_poll_cq(t->rd->qps.a.cq, 16, wc);
@@ -464,7 +364,7 @@ static void *traffic_main(void *arg)
 			}
 			atomic_fetch_add(&t->bytes, (long long)o->msg);
 			/* the WRITE to the last chunk of A ends a sweep */
-			if (wc[i].wr_id + o->msg == o->size)
+			if (wc[i].wr_id + o->msg == o->a.size)
 				atomic_fetch_add(&t->sweeps, 1);
 		}
 	}
@@ -478,7 +378,7 @@ static void dump_hw_counters(const struct opts *o)
 
 	snprintf(cmd, sizeof(cmd),
 		 "cd /sys/class/infiniband/%s/ports/1/hw_counters 2>/dev/null && grep -v '^0$' * >&2",
-		 o->dev);
+		 o->a.dev);
 	if (system(cmd) == -1)
 		fprintf(stderr, "aging-probe: cannot read hw_counters\n");
 }
@@ -532,14 +432,13 @@ static void *map_buffer(size_t size)
 	return p;
 }
 
-static int run_phase(struct rdma *rd, const struct opts *o, bool aging,
+static int run_phase(struct aging_rdma *rd, const struct opts *o, bool aging,
 		     struct phase *ph)
 {
 	int access = IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE |
 		     IBV_ACCESS_REMOTE_WRITE;
 	struct ibv_mr *mra = NULL, *mrb = NULL;
 	struct traffic t = { .rd = rd, .o = o };
-	char path[512], val[32];
 	struct counters c0, c1, cr;
 	long long bytes0;
 	uint8_t *a, *b;
@@ -549,15 +448,11 @@ static int run_phase(struct rdma *rd, const struct opts *o, bool aging,
 
 	memset(ph, 0, sizeof(*ph));
 	ph->aging = aging;
-	err = sysfile_write(o->param, aging ? "Y" : "N");
-	if (err) {
-		fprintf(stderr, "aging-probe: cannot set %s: %s\n", o->param,
-			strerror(-err));
+	if (aging_switch(&o->a, aging))
 		return -1;
-	}
 
-	a = map_buffer(o->size);
-	b = map_buffer(o->size);
+	a = map_buffer(o->a.size);
+	b = map_buffer(o->a.size);
 	if (!a || !b) {
 		die_errno("mmap");
 		goto out;
@@ -566,13 +461,13 @@ static int run_phase(struct rdma *rd, const struct opts *o, bool aging,
 	 * The CPU fills both, page by page in turn, so A and B enter the LRU
 	 * interleaved and neither starts out older than the other.
 	 */
-	for (i = 0; i < o->size; i += PAGE) {
+	for (i = 0; i < o->a.size; i += PAGE) {
 		memset(a + i, (int)(i / PAGE) | 1, PAGE);
 		memset(b + i, (int)(i / PAGE) | 1, PAGE);
 	}
 
-	mra = lb_reg_mr(&rd->dev, a, o->size, access);
-	mrb = mra ? lb_reg_mr(&rd->dev, b, o->size, access) : NULL;
+	mra = lb_reg_mr(&rd->dev, a, o->a.size, access);
+	mrb = mra ? lb_reg_mr(&rd->dev, b, o->a.size, access) : NULL;
 	if (!mra || !mrb) {
 		fprintf(stderr, "aging-probe: %s\n", rd->dev.err);
 		goto out;
@@ -592,17 +487,10 @@ static int run_phase(struct rdma *rd, const struct opts *o, bool aging,
 	if (wait_sweeps(&t, o->sweeps))
 		goto out;
 
-	snprintf(path, sizeof(path), "%s/memory.reclaim", o->cgroup);
-	snprintf(val, sizeof(val), "%zu", o->reclaim);
-
 	snapshot(o, &c0);
 	for (r = 0; r < o->settle; r++) {
-		err = sysfile_write(path, val);
-		if (err && err != -EAGAIN) {
-			fprintf(stderr, "aging-probe: write %s: %s\n", path,
-				strerror(-err));
+		if (aging_reclaim(&o->a, o->a.reclaim) == -1)
 			goto out;
-		}
 		if (wait_sweeps(&t, o->sweeps))
 			goto out;
 	}
@@ -623,16 +511,12 @@ static int run_phase(struct rdma *rd, const struct opts *o, bool aging,
 			ph->r[r - 1].pswpin = delta(cr.pswpin, c1.pswpin);
 			cr = c1;
 		}
-		err = sysfile_write(path, val);
-		if (err == -EAGAIN)
-			ph->r[r].short_reclaim = true;
-		else if (err) {
-			fprintf(stderr, "aging-probe: write %s: %s\n", path,
-				strerror(-err));
+		err = aging_reclaim(&o->a, o->a.reclaim);
+		if (err == -1)
 			goto out;
-		}
-		ph->r[r].a_res = resident_pct(a, o->size);
-		ph->r[r].b_res = resident_pct(b, o->size);
+		ph->r[r].short_reclaim = err == -EAGAIN;
+		ph->r[r].a_res = resident_pct(a, o->a.size);
+		ph->r[r].b_res = resident_pct(b, o->a.size);
 	}
 	/* let RDMA fault back what the last round took from A */
 	if (wait_sweeps(&t, o->sweeps))
@@ -641,8 +525,8 @@ static int run_phase(struct rdma *rd, const struct opts *o, bool aging,
 	ph->r[r - 1].faulted = delta(cr.pages_faulted, c1.pages_faulted);
 	ph->r[r - 1].pswpin = delta(cr.pswpin, c1.pswpin);
 	ph->bytes = atomic_load(&t.bytes) - bytes0;
-	ph->a_end = resident_pct(a, o->size);
-	ph->b_end = resident_pct(b, o->size);
+	ph->a_end = resident_pct(a, o->a.size);
+	ph->b_end = resident_pct(b, o->a.size);
 
 	ph->d.pages_faulted = delta(c0.pages_faulted, c1.pages_faulted);
 	ph->d.faults = delta(c0.faults, c1.faults);
@@ -661,9 +545,9 @@ out:
 	if (mrb)
 		ibv_dereg_mr(mrb);
 	if (a)
-		munmap(a, o->size);
+		munmap(a, o->a.size);
 	if (b)
-		munmap(b, o->size);
+		munmap(b, o->a.size);
 	return ret;
 }
 
@@ -684,7 +568,7 @@ static double ratio(const struct opts *o, const struct phase *ph)
 	long long on = -1, off = -1;
 	int i;
 
-	for (i = 0; i < o->nmodes; i++) {
+	for (i = 0; i < o->a.nmodes; i++) {
 		if (ph[i].aging && on < 0)
 			on = ph[i].d.pages_faulted;
 		if (!ph[i].aging && off < 0)
@@ -700,9 +584,9 @@ static void print_kv(const struct opts *o, const struct phase *ph)
 	int i, r;
 
 	printf("config size_mib=%zu msg=%zu depth=%d settle=%d rounds=%d reclaim_mib=%zu sweeps=%d a_pages=%zu\n",
-	       o->size >> 20, o->msg, o->depth, o->settle, o->rounds,
-	       o->reclaim >> 20, o->sweeps, o->size / PAGE);
-	for (i = 0; i < o->nmodes; i++) {
+	       o->a.size >> 20, o->msg, o->depth, o->settle, o->rounds,
+	       o->a.reclaim >> 20, o->sweeps, o->a.size / PAGE);
+	for (i = 0; i < o->a.nmodes; i++) {
 		const char *m = ph[i].aging ? "on" : "off";
 
 		for (r = 0; r < o->rounds; r++)
@@ -725,9 +609,9 @@ static void print_json(const struct opts *o, const struct phase *ph)
 	int i, r;
 
 	printf("{\"size_mib\": %zu, \"msg\": %zu, \"depth\": %d, \"settle\": %d, \"rounds\": %d, \"reclaim_mib\": %zu, \"sweeps\": %d, \"a_pages\": %zu, \"modes\": [",
-	       o->size >> 20, o->msg, o->depth, o->settle, o->rounds,
-	       o->reclaim >> 20, o->sweeps, o->size / PAGE);
-	for (i = 0; i < o->nmodes; i++) {
+	       o->a.size >> 20, o->msg, o->depth, o->settle, o->rounds,
+	       o->a.reclaim >> 20, o->sweeps, o->a.size / PAGE);
+	for (i = 0; i < o->a.nmodes; i++) {
 		printf("%s{\"aging\": \"%s\", \"settle_a_pages_faulted\": %lld, \"settle_pswpin\": %lld, \"a_pages_faulted\": %lld, \"a_faults\": %lld, \"a_pages_invalidated\": %lld, \"pswpin\": %lld, \"pswpout\": %lld, \"young_answers\": %lld, \"rdma_mib\": %lld, \"a_resident_min_pct\": %.1f, \"a_resident_end_pct\": %.1f, \"b_resident_end_pct\": %.1f, \"rounds\": [",
 		       i ? ", " : "", ph[i].aging ? "on" : "off",
 		       ph[i].settle_faulted, ph[i].settle_pswpin,
@@ -746,35 +630,25 @@ static void print_json(const struct opts *o, const struct phase *ph)
 	printf("], \"ratio_faulted_off_over_on\": %.1f}\n", ratio(o, ph));
 }
 
-static int join_cgroup(const char *dir)
-{
-	int err = cgroup_join(dir);
-
-	if (err)
-		fprintf(stderr, "aging-probe: cannot join %s/cgroup.procs: %s\n", dir,
-			strerror(-err));
-	return err ? -1 : 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct phase ph[MAX_MODES];
-	struct rdma rd = { 0 };
+	struct aging_rdma rd = { 0 };
 	struct opts o;
 	int i, ret = 1;
 
 	if (parse_opts(argc, argv, &o))
 		return 2;
-	if (join_cgroup(o.cgroup))
+	if (aging_join(&o.a))
 		return 1;
 	if (rdma_setup(&rd, &o))
 		goto out;
-	for (i = 0; i < o.nmodes; i++) {
-		if (run_phase(&rd, &o, o.modes[i], &ph[i]))
+	for (i = 0; i < o.a.nmodes; i++) {
+		if (run_phase(&rd, &o, o.a.modes[i], &ph[i]))
 			goto out;
 		if (!o.json)
 			fprintf(stderr, "aging-probe: mode %s done\n",
-				o.modes[i] ? "on" : "off");
+				o.a.modes[i] ? "on" : "off");
 	}
 	if (o.json)
 		print_json(&o, ph);
@@ -782,6 +656,6 @@ int main(int argc, char **argv)
 		print_kv(&o, ph);
 	ret = 0;
 out:
-	rdma_teardown(&rd);
+	aging_rdma_close(&rd);
 	return ret;
 }

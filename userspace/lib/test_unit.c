@@ -1,15 +1,17 @@
 /* Host unit tests of the shared code (no RDMA device needed): the error
  * paths of loopback, which must fail cleanly and say why, counters, and
- * the fuzzers' seeded generator. */
+ * the fuzzers' seeded generator, the option checks. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "aging.h"
 #include "counters.h"
 #include "loopback.h"
 #include "sysfile.h"
+#include "opts.h"
 #include "tool.h"
 #include "rng.h"
 #include "unit.h"
@@ -105,19 +107,98 @@ static void test_sysfile(void)
 
 static void test_tool(void)
 {
-	long v = 7;
 	double t0, t1;
 
-	CHECK(tool_parse_long("42", 0, 100, &v) == 0 && v == 42);
-	CHECK(tool_parse_long("0x10", 0, 100, &v) == 0 && v == 16);
-	CHECK(tool_parse_long("101", 0, 100, &v) == -1 && v == 16);
-	CHECK(tool_parse_long("-1", 0, 100, &v) == -1);
-	CHECK(tool_parse_long("12k", 0, 100, &v) == -1);
-	CHECK(tool_parse_long("", 0, 100, &v) == -1);
-	CHECK(tool_parse_long("99999999999999999999", 0, 100, &v) == -1);
 	t0 = tool_now_us();
 	t1 = tool_now_us();
 	CHECK(t0 > 0 && t1 >= t0);
+}
+
+/* Numbers: decimal or 0x hex, in range, nothing trailing; the output is
+ * left alone on an error. */
+static void test_opt_numbers(void)
+{
+	unsigned u = 9;
+	uint64_t w = 5;
+	double d = 3;
+	long v = 7;
+
+	CHECK(opt_long("42", 0, 100, &v) == 0 && v == 42);
+	CHECK(opt_long("0x10", 0, 100, &v) == 0 && v == 16);
+	CHECK(opt_long("010", 0, 100, &v) == 0 && v == 10);
+	CHECK(opt_long("-0x10", -20, 0, &v) == 0 && v == -16);
+	CHECK(opt_long("101", 0, 100, &v) == -1 && v == -16);
+	CHECK(opt_long("-1", 0, 100, &v) == -1);
+	CHECK(opt_long("12k", 0, 100, &v) == -1);
+	CHECK(opt_long("", 0, 100, &v) == -1);
+	CHECK(opt_long(" 1", 0, 100, &v) == -1);
+	CHECK(opt_long(NULL, 0, 100, &v) == -1);
+	CHECK(opt_long("99999999999999999999", 0, 100, &v) == -1);
+	CHECK(opt_uint("65535", 1, 65535, &u) == 0 && u == 65535);
+	CHECK(opt_uint("0", 1, 65535, &u) == -1 && u == 65535);
+	CHECK(opt_uint("4294967295", 0, ~0u, &u) == 0 && u == ~0u);
+	CHECK(opt_u64("0xffffffffffffffff", &w) == 0 && w == UINT64_MAX);
+	CHECK(opt_u64("18446744073709551616", &w) == -1 && w == UINT64_MAX);
+	CHECK(opt_u64("-1", &w) == -1 && opt_u64("", &w) == -1 && opt_u64("1x", &w) == -1);
+	CHECK(opt_double("2.5", 0, 10, &d) == 0 && d == 2.5);
+	CHECK(opt_double("0", 0, 10, &d) == -1 && d == 2.5);
+	CHECK(opt_double("10.5", 0, 10, &d) == -1 && opt_double("nan", 0, 10, &d) == -1);
+	CHECK(opt_double("1s", 0, 10, &d) == -1 && opt_double("", 0, 10, &d) == -1);
+}
+
+/* Sizes: suffixes K/M/G/T (with i and B), 0x hex; zero, junk and
+ * overflow refused. */
+static void test_opt_size(void)
+{
+	uint64_t v = 0, s[4];
+
+	CHECK(opt_size("4096", &v) == 0 && v == 4096);
+	CHECK(opt_size("4096B", &v) == 0 && v == 4096);
+	CHECK(opt_size("4K", &v) == 0 && v == 4096);
+	CHECK(opt_size("64k", &v) == 0 && v == 65536);
+	CHECK(opt_size("2MiB", &v) == 0 && v == 2u << 20);
+	CHECK(opt_size("1Mb", &v) == 0 && v == 1u << 20);
+	CHECK(opt_size("1G", &v) == 0 && v == 1u << 30);
+	CHECK(opt_size("2T", &v) == 0 && v == 2ull << 40);
+	CHECK(opt_size("0x1000", &v) == 0 && v == 4096);
+	CHECK(opt_size("0", &v) == -1 && v == 4096);
+	CHECK(opt_size("", &v) == -1 && opt_size(NULL, &v) == -1);
+	CHECK(opt_size("-1", &v) == -1 && opt_size("K", &v) == -1);
+	CHECK(opt_size("12Q", &v) == -1 && opt_size("4KK", &v) == -1);
+	CHECK(opt_size("4i", &v) == -1 && opt_size("4BB", &v) == -1);
+	CHECK(opt_size("99999999999999999999", &v) == -1);
+	CHECK(opt_size("16777216T", &v) == -1);
+	CHECK(opt_size_list("4K,1M,4G", s, 4) == 3 && s[0] == 4096 &&
+	      s[1] == 1 << 20 && s[2] == 4ull << 30);
+	CHECK(opt_size_list("4K,1M,4G,8G,16G", s, 4) == -1);
+	CHECK(opt_size_list("4K,,1M", s, 4) == 2);
+	CHECK(opt_size_list(",", s, 4) == -1 && opt_size_list("4K,x", s, 4) == -1);
+}
+
+static void test_opt_names(void)
+{
+	static const char *const names[] = { "write", "read", "send" };
+	bool on[3] = { false, true, false };
+
+	CHECK(opt_names("all", names, 3, on) == 0 && on[0] && on[1] && on[2]);
+	CHECK(opt_names("none", names, 3, on) == 0 && !on[0] && !on[1] && !on[2]);
+	CHECK(opt_names("SEND,write", names, 3, on) == 0 && on[0] && !on[1] && on[2]);
+	CHECK(opt_names("read,", names, 3, on) == 0 && !on[0] && on[1] && !on[2]);
+	CHECK(opt_names("rea", names, 3, on) == -1 && on[1]);
+	CHECK(opt_names("read,bogus", names, 3, on) == -1 && !on[0] && on[1]);
+	CHECK(opt_names("", names, 3, on) == -1 && opt_names(",read", names, 3, on) == -1);
+}
+
+static void test_opt_gid(void)
+{
+	setenv("RXE_GID", "3", 1);
+	CHECK(opt_gid_default(1) == 3);
+	setenv("RXE_GID", "300", 1);
+	CHECK(opt_gid_default(1) == 1);
+	setenv("RXE_GID", "", 1);
+	CHECK(opt_gid_default(-1) == -1);
+	unsetenv("RXE_GID");
+	CHECK(opt_gid_default(1) == 1);
 }
 
 /* Freeing a zeroed or half-made buffer is fine, twice. */
@@ -167,6 +248,64 @@ static void test_rng(void)
 	CHECK(rng_u64(&a) == 0xb3f2af6d0fc710c5ull);
 }
 
+/* The page-aging tools' shared options and set-up: values checked, the
+ * tool's limits kept, and each set-up step failing with its reason. */
+static void test_aging(void)
+{
+	char dir[] = "/tmp/aging-unit.XXXXXX", param[64], buf[8] = "";
+	struct aging_rdma rd = { 0 };
+	struct aging_opts a;
+	bool m[4] = { false };
+	int n = 0;
+	FILE *f;
+
+	CHECK(aging_parse_modes("off,on", m, 2, &n) == 0 && n == 2 && !m[0] && m[1]);
+	CHECK(aging_parse_modes("on", m, 2, &n) == 0 && n == 1 && m[0]);
+	CHECK(aging_parse_modes("on,off,on", m, 2, &n) == -1 && n == 1);
+	CHECK(aging_parse_modes("on,off,on,off", m, 4, &n) == 0 && n == 4 && !m[3]);
+	CHECK(aging_parse_modes("on,", m, 4, &n) == -1 && aging_parse_modes("", m, 4, &n) == -1);
+	CHECK(aging_parse_modes("onn", m, 4, &n) == -1 && aging_parse_modes(",on", m, 4, &n) == -1);
+
+	unsetenv("RXE_GID");
+	aging_opts_init(&a, "lib-unit", 16, 4096, 4);
+	CHECK(!strcmp(a.dev, "rxe0") && a.gid == 1 && a.size == 16u << 20 && !a.reclaim);
+	CHECK(a.nmodes == 2 && !a.modes[0] && a.modes[1] && !strcmp(a.param, AGING_PARAM));
+	CHECK(aging_opts_check(&a) == -1);
+	CHECK(aging_opt(&a, 's', "4096") == 1 && a.size == 4096ul << 20);
+	CHECK(aging_opt(&a, 's', "4097") == -1 && a.size == 4096ul << 20);
+	CHECK(aging_opt(&a, 'g', "3") == 1 && a.gid == 3 && aging_opt(&a, 'g', "x") == -1);
+	CHECK(aging_opt(&a, 'R', "2") == 1 && a.reclaim == 2u << 20);
+	CHECK(aging_opt(&a, 'M', "on,on,off") == 1 && a.nmodes == 3);
+	CHECK(aging_opt(&a, 'q', "1") == 0);
+	CHECK(aging_opt(&a, 'c', "/nonexistent-cgroup") == 1 && aging_opts_check(&a) == 0);
+	CHECK(aging_join(&a) == -1);
+	CHECK(aging_reclaim(&a, 4096) == -1);
+
+	if (!mkdtemp(dir)) {
+		CHECK(!"mkdtemp");
+		return;
+	}
+	snprintf(param, sizeof(param), "%s/odp_aging", dir);
+	a.param = param;
+	CHECK(aging_switch(&a, true) == -1);	/* no such file: not created */
+	f = fopen(param, "w");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+	CHECK(aging_switch(&a, true) == 0);
+	f = fopen(param, "r");
+	CHECK(f && fgets(buf, sizeof(buf), f) && !strcmp(buf, "Y"));
+	if (f)
+		fclose(f);
+	unlink(param);
+	rmdir(dir);
+
+	a.dev = "no-such-rdma-dev";
+	CHECK(aging_rdma_open(&rd, &a, NULL, 4096) == -1 && rd.dev.err[0]);
+	aging_rdma_close(&rd);
+	aging_rdma_close(&rd);
+}
+
 int main(void)
 {
 	test_open_missing();
@@ -175,6 +314,11 @@ int main(void)
 	test_counters();
 	test_sysfile();
 	test_tool();
+	test_opt_numbers();
+	test_opt_size();
+	test_opt_names();
+	test_opt_gid();
+	test_aging();
 	test_buf_free();
 	test_rng();
 	return unit_result("lib unit");

@@ -22,6 +22,7 @@
 
 #include "counters.h"
 #include "loopback.h"
+#include "opts.h"
 #include "tool.h"
 #include "util.h"
 #include "uverbs.h"
@@ -30,7 +31,7 @@
 #define MAX_DEPTH 64
 #define HUGE_ALIGN (2UL << 20)
 
-enum mode { MODE_PINNED = 1, MODE_ODP = 2, MODE_BOTH = 3, MODE_NOMR = 4 };
+enum mode { MODE_PINNED = 1, MODE_ODP = 2, MODE_NOMR = 4 };
 enum thp { THP_DEFAULT, THP_ON, THP_OFF };
 
 struct opts {
@@ -42,7 +43,7 @@ struct opts {
 	uint64_t sizes[MAX_SIZES];
 	uint64_t chunk;
 	int depth;
-	int modes;
+	bool pinned, odp;	/* --mode: which kinds of MR to measure */
 	bool op_read;		/* pass: RDMA READ instead of WRITE */
 	bool side_local;	/* pass: the measured MR is the local SGE, not the remote one */
 	bool fresh;		/* pass: do not touch the region before the cold pass */
@@ -398,7 +399,7 @@ static int cmd_reg(const struct opts *o)
 
 				long long pin0, pin1;
 
-				if (!(o->modes & m))
+				if (!(m == MODE_PINNED ? o->pinned : o->odp))
 					continue;
 				pin0 = vmstat("nr_foll_pin_acquired");
 				t0 = tool_now_us();
@@ -452,7 +453,7 @@ static int cmd_pass(const struct opts *o)
 			double tr0, tr1;
 			int e;
 
-			if (!(o->modes & m))
+			if (!(m == MODE_PINNED ? o->pinned : o->odp))
 				continue;
 			if (region_map(&r, size, o->thp))
 				return 2;
@@ -689,7 +690,7 @@ static int cmd_inval(const struct opts *o)
 			double t0, t1;
 			int e;
 
-			if (!(o->modes & MODE_ODP) && m == MODE_ODP)
+			if (!o->odp && m == MODE_ODP)
 				continue;
 			if (region_map(&r, size, o->thp))
 				return 2;
@@ -760,7 +761,7 @@ static int cmd_pressure(const struct opts *o)
 	struct region r;
 	uint64_t size = o->sizes[0], off, bad = 0;
 	const char *mn;
-	int m = o->modes == MODE_PINNED ? MODE_PINNED : MODE_ODP;
+	int m = o->odp ? MODE_ODP : MODE_PINNED;
 	int p, e;
 	double t0, t1;
 
@@ -892,7 +893,11 @@ static void usage(FILE *f)
 "  -h, --help        this text\n", MAX_DEPTH);
 }
 
-int main(int argc, char **argv)
+/*
+ * The command line, checked once into *o: the command, or NULL after a
+ * message (exit 2). --help prints the usage and returns "help".
+ */
+static const char *parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
 		{ "dev", required_argument, NULL, 'd' },
@@ -915,86 +920,124 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct opts o = {
-		.dev = "rxe0", .gid = 1, .reps = 3, .big_reps = -1, .chunk = 1 << 20,
-		.depth = 8, .modes = MODE_BOTH, .thp = THP_DEFAULT, .passes = 2,
-	};
-	const char *cmd, *env = getenv("RXE_GID");
+	const char *cmd;
+	long v;
 	int c;
 
-	if (env && *env)
-		o.gid = atoi(env);
-	o.nsizes = 1;
-	o.sizes[0] = 16 << 20;
+	*o = (struct opts) {
+		.dev = "rxe0", .gid = opt_gid_default(1), .reps = 3, .big_reps = -1,
+		.chunk = 1 << 20, .depth = 8, .pinned = true, .odp = true,
+		.thp = THP_DEFAULT, .passes = 2, .nsizes = 1, .sizes = { 16 << 20 },
+	};
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+		return argc < 2 ? NULL : "help";
 	}
 	cmd = argv[1];
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'd': o.dev = optarg; break;
-		case 'g': o.gid = atoi(optarg); break;
+		case 'd': o->dev = optarg; break;
+		case 'g':
+			if (opt_long(optarg, 0, 255, &v))
+				goto bad;
+			o->gid = (int)v;
+			break;
 		case 'm':
-			if (!strcmp(optarg, "pinned"))
-				o.modes = MODE_PINNED;
-			else if (!strcmp(optarg, "odp"))
-				o.modes = MODE_ODP;
-			else if (!strcmp(optarg, "both"))
-				o.modes = MODE_BOTH;
-			else
+			o->pinned = !strcmp(optarg, "pinned") || !strcmp(optarg, "both");
+			o->odp = !strcmp(optarg, "odp") || !strcmp(optarg, "both");
+			if (!o->pinned && !o->odp)
 				goto bad;
 			break;
-		case 'r': o.reps = atoi(optarg); break;
-		case 'R': o.big_reps = atoi(optarg); break;
+		case 'r':
+			if (opt_long(optarg, 1, 1000000, &v))
+				goto bad;
+			o->reps = (int)v;
+			break;
+		case 'R':
+			if (opt_long(optarg, 1, 1000000, &v))
+				goto bad;
+			o->big_reps = (int)v;
+			break;
 		case 'S':
-			o.nsizes = parse_size_list(optarg, o.sizes, MAX_SIZES);
-			if (o.nsizes < 0)
+			o->nsizes = opt_size_list(optarg, o->sizes, MAX_SIZES);
+			if (o->nsizes < 0)
 				goto bad;
 			break;
 		case 's':
-			if (parse_size(optarg, &o.sizes[0]))
+			if (opt_size(optarg, &o->sizes[0]))
 				goto bad;
-			o.nsizes = 1;
+			o->nsizes = 1;
 			break;
 		case 'c':
-			if (parse_size(optarg, &o.chunk) || o.chunk % 8 || o.chunk > (1ULL << 30))
+			if (opt_size(optarg, &o->chunk) || o->chunk % 8 || o->chunk > (1ULL << 30))
 				goto bad;
 			break;
-		case 'q': o.depth = atoi(optarg); break;
-		case 'p': o.passes = atoi(optarg); break;
-		case 'x': o.op_read = true; break;
-		case 'l': o.side_local = true; break;
-		case 'f': o.fresh = true; break;
+		case 'q':
+			if (opt_long(optarg, 1, MAX_DEPTH, &v))
+				goto bad;
+			o->depth = (int)v;
+			break;
+		case 'p':
+			if (opt_long(optarg, 1, 1000000, &v))
+				goto bad;
+			o->passes = (int)v;
+			break;
+		case 'x': o->op_read = true; break;
+		case 'l': o->side_local = true; break;
+		case 'f': o->fresh = true; break;
 		case 'P':
-			o.npf = parse_prefetch_list(optarg, o.pf, PF_KINDS);
-			if (o.npf < 0)
+			o->npf = parse_prefetch_list(optarg, o->pf, PF_KINDS);
+			if (o->npf < 0)
 				goto bad;
 			break;
-		case 'u': o.munmap = true; break;
+		case 'u': o->munmap = true; break;
 		case 't':
 			if (!strcmp(optarg, "on"))
-				o.thp = THP_ON;
+				o->thp = THP_ON;
 			else if (!strcmp(optarg, "off"))
-				o.thp = THP_OFF;
+				o->thp = THP_OFF;
 			else
 				goto bad;
 			break;
-		case 'T': o.tag = optarg; break;
-		case 'h': usage(stdout); return 0;
+		case 'T': o->tag = optarg; break;
+		case 'h': usage(stdout); return "help";
 		default: goto bad;
 		}
 	}
-	if (optind != argc || o.reps < 1 || o.passes < 1 || o.depth < 1 ||
-	    o.depth > MAX_DEPTH || o.gid < 0)
+	if (optind != argc)
 		goto bad;
-	if (o.big_reps < 1)
-		o.big_reps = o.reps;
-	if (o.tag && strchr(o.tag, ','))
+	if (o->big_reps < 1)
+		o->big_reps = o->reps;
+	if (o->tag && strchr(o->tag, ','))
 		goto bad;
-	if (o.npf && strcmp(cmd, "pass"))
+	if (o->npf && strcmp(cmd, "pass"))
 		goto bad;
+	if (!strcmp(cmd, "pressure")) {
+		if (o->pinned && o->odp) {
+			fprintf(stderr, "odp-bench pressure: --mode pinned or --mode odp\n");
+			return NULL;
+		}
+		if (o->sizes[0] % 8) {
+			fprintf(stderr, "odp-bench pressure: --size must be a multiple of 8\n");
+			return NULL;
+		}
+	}
+	return cmd;
+bad:
+	fprintf(stderr, "odp-bench: bad arguments (see odp-bench --help)\n");
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	const char *cmd = parse_opts(argc, argv, &o);
+
+	if (!cmd)
+		return 2;
+	if (!strcmp(cmd, "help"))
+		return 0;
 	if (!strcmp(cmd, "caps"))
 		return cmd_caps(&o);
 	if (!strcmp(cmd, "reg"))
@@ -1005,20 +1048,8 @@ int main(int argc, char **argv)
 		return cmd_steady(&o);
 	if (!strcmp(cmd, "inval"))
 		return cmd_inval(&o);
-	if (!strcmp(cmd, "pressure")) {
-		if (o.modes == MODE_BOTH) {
-			fprintf(stderr, "odp-bench pressure: --mode pinned or --mode odp\n");
-			return 2;
-		}
-		if (o.sizes[0] % 8) {
-			fprintf(stderr, "odp-bench pressure: --size must be a multiple of 8\n");
-			return 2;
-		}
+	if (!strcmp(cmd, "pressure"))
 		return cmd_pressure(&o);
-	}
 	fprintf(stderr, "odp-bench: unknown command '%s' (see --help)\n", cmd);
-	return 2;
-bad:
-	fprintf(stderr, "odp-bench: bad arguments (see odp-bench --help)\n");
 	return 2;
 }

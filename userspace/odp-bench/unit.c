@@ -4,40 +4,6 @@
 #include "unit.h"
 #include "util.h"
 
-static void test_parse_size(void)
-{
-	uint64_t v = 0;
-
-	CHECK(parse_size("4096", &v) == 0 && v == 4096);
-	CHECK(parse_size("4K", &v) == 0 && v == 4096);
-	CHECK(parse_size("64k", &v) == 0 && v == 65536);
-	CHECK(parse_size("1M", &v) == 0 && v == 1048576);
-	CHECK(parse_size("1MiB", &v) == 0 && v == 1048576);
-	CHECK(parse_size("4G", &v) == 0 && v == 4ULL << 30);
-	CHECK(parse_size("2T", &v) == 0 && v == 2ULL << 40);
-	CHECK(parse_size("", &v) == -EINVAL);
-	CHECK(parse_size("0", &v) == -EINVAL);
-	CHECK(parse_size("-1", &v) == -EINVAL);
-	CHECK(parse_size("4X", &v) == -EINVAL);
-	CHECK(parse_size("4KK", &v) == -EINVAL);
-	CHECK(parse_size("K", &v) == -EINVAL);
-	CHECK(parse_size("99999999999999999999", &v) == -EINVAL);
-	CHECK(parse_size("16777216T", &v) == -EINVAL);
-	CHECK(parse_size(NULL, &v) == -EINVAL);
-}
-
-static void test_parse_list(void)
-{
-	uint64_t s[4];
-
-	CHECK(parse_size_list("4K,1M,4G", s, 4) == 3 && s[0] == 4096 &&
-	      s[1] == 1 << 20 && s[2] == 4ULL << 30);
-	CHECK(parse_size_list("4K,1M,4G,8G,16G", s, 4) == -EINVAL);
-	CHECK(parse_size_list("4K,,1M", s, 4) == 2);
-	CHECK(parse_size_list(",", s, 4) == -EINVAL);
-	CHECK(parse_size_list("4K,x", s, 4) == -EINVAL);
-}
-
 static void test_pattern(void)
 {
 	static uint64_t buf[1024];
@@ -78,8 +44,6 @@ static void test_prefetch_list(void)
 
 int main(void)
 {
-	test_parse_size();
-	test_parse_list();
 	test_pattern();
 	test_prefetch_list();
 	return unit_result("odp-bench unit");

@@ -9,61 +9,6 @@
 #include <string.h>
 
 /*
- * "4K", "64k", "1M", "4G", "4096" -> bytes.  Returns 0 and sets *out, or
- * -EINVAL for junk, a zero size or a value that does not fit in 64 bits.
- */
-static inline int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	unsigned int shift = 0;
-
-	if (!s || !*s || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return -EINVAL;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	default: break;
-	}
-	if (*end == 'i' && shift)
-		end++;
-	if ((*end == 'B' || *end == 'b') && shift)
-		end++;
-	if (*end || v == 0)
-		return -EINVAL;
-	if (shift && v > (UINT64_MAX >> shift))
-		return -EINVAL;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
-
-/*
- * Comma-separated sizes into sizes[]; returns how many, or -EINVAL
- * (bad element, or more than max).
- */
-static inline int parse_size_list(const char *s, uint64_t *sizes, int max)
-{
-	char buf[512], *tok, *save = NULL;
-	int n = 0;
-
-	if (!s || strlen(s) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, s);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (n == max || parse_size(tok, &sizes[n]))
-			return -EINVAL;
-		n++;
-	}
-	return n ? n : -EINVAL;
-}
-
-/*
  * The data pattern: one 64-bit word per 8-byte-aligned offset and generation,
  * so a page that comes back from swap with another page's contents, an older
  * generation's contents or zeros is caught.  splitmix64 finaliser: cheap,

@@ -28,7 +28,7 @@ int rv_cgroup_enter(struct rv_ctx *ctx)
 	size_t lim;
 	int rc;
 
-	if (!(ctx->cfg.kinds & (1u << RV_EV_CGROUP)))
+	if (!ctx->cfg.kind[RV_EV_CGROUP])
 		return 0;
 	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
 	f = fopen(path, "r");

@@ -144,7 +144,7 @@ static bool kinds_short(struct rv_ctx *ctx)
 	if (!ctx->cfg.min_events)
 		return false;
 	for (k = 0; k < RV_NKINDS; k++)
-		if (k != RV_EV_CGROUP && (ctx->cfg.kinds & (1u << k)) &&
+		if (k != RV_EV_CGROUP && ctx->cfg.kind[k] &&
 		    LD(ctx->ev.inflight[k]) < ctx->cfg.min_events)
 			return true;
 	return false;
@@ -225,7 +225,7 @@ static void report_text(struct rv_ctx *ctx, double secs)
 	printf("reclaim  : %-9s %8s %10s %10s %7s %8s %7s %9s\n", "kind", "events", "in-flight",
 	       "overlapped", "failed", "time", "slots", "re-used");
 	for (k = 0; k < RV_NKINDS; k++) {
-		if (!(c->kinds & (1u << k)))
+		if (!c->kind[k])
 			continue;
 		if (k == RV_EV_CGROUP) {
 			if (ctx->cg_active || ctx->cg_limit)
@@ -321,7 +321,7 @@ static void report_json(struct rv_ctx *ctx, double secs, FILE *f)
 	fprintf(f, "},\"events\":{");
 	first = true;
 	for (k = 0; k < RV_NKINDS; k++) {
-		if (!(c->kinds & (1u << k)))
+		if (!c->kind[k])
 			continue;
 		if (k == RV_EV_CGROUP)
 			fprintf(f, "%s\"cgroup\":{\"events\":%llu,\"in_flight\":%llu,\"memory_max\":%zu,\"working_set\":%zu,\"oom_kill\":%llu}",
@@ -443,7 +443,7 @@ int main(int argc, char **argv)
 	rv_snapshot(ctx, &ctx->s0);
 	ctx->working_set = rv_working_set(&ctx->cfg, ctx->cfg.mode != RV_CLIENT,
 					  ctx->cfg.mode != RV_SERVER);
-	if ((ctx->cfg.kinds & ((1u << RV_EV_CGROUP) | (1u << RV_EV_PAGEOUT))) && !ctx->have_swap)
+	if ((ctx->cfg.kind[RV_EV_CGROUP] || ctx->cfg.kind[RV_EV_PAGEOUT]) && !ctx->have_swap)
 		fprintf(stderr, "reclaim-verify: warning: no swap is configured: pageout and the cgroup limit cannot swap anonymous memory out\n");
 	if (rv_cgroup_enter(ctx))
 		return 2;
@@ -504,7 +504,7 @@ int main(int argc, char **argv)
 			atomic_store(&ctx->client_done, true);
 		}
 	}
-	if (ctx->cfg.kinds & ~(1u << RV_EV_CGROUP)) {
+	if (rv_any_kind_but(&ctx->cfg, RV_EV_CGROUP)) {
 		e = rv_thr_start(&tr, NULL, rv_reclaim_main, ctx);
 		if (e)
 			rv_fatal(ctx, "cannot start the reclaim thread: %s", strerror(e));

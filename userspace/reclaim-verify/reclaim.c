@@ -487,7 +487,7 @@ void *rv_reclaim_main(void *arg)
 	while (!atomic_load(&ctx->stop_reclaim)) {
 		for (k = 0; k < RV_NKINDS && !atomic_load(&ctx->stop_reclaim); k++) {
 			/* cgroup is not an event: the limit acts all the time */
-			if (!(ctx->cfg.kinds & (1u << k)) || k == RV_EV_CGROUP)
+			if (!ctx->cfg.kind[k] || k == RV_EV_CGROUP)
 				continue;
 			t = rv_now();
 			if (t < due[k])

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "opts.h"
+#include "config.h"
 #include "pattern.h"
 
 #define RV_MAXQP 64
@@ -205,9 +205,15 @@ struct rv_thr {
 };
 
 /*
- * Who calls whom: main.c calls every other part; traffic.c, reclaim.c and
- * cgroup.c call only common.c (and the pattern/option code), never main.c
- * or each other.
+ * Who calls whom (no circle; `nm -u` of each object shows it):
+ *   main.c     calls every part below;
+ *   server.c, client.c (one role each, never each other) call the traffic
+ *              layers of traffic.h: xfer.c (posting, checking completions),
+ *              conn.c (rdma_cm set-up) and buffers.c (pools and slots);
+ *   xfer.c calls buffers.c; buffers.c, conn.c, reclaim.c and cgroup.c
+ *              call only common.c;
+ *   and any of them the pattern code (pattern.c) and config.c.
+ * tests/host/30 checks these edges on the objects.
  */
 
 /* common.c */
@@ -219,13 +225,15 @@ int rv_thr_start(struct rv_thr *t, const pthread_attr_t *attr, void *(*fn)(void 
 /* join t if it was started (once) */
 void rv_thr_join(struct rv_thr *t);
 
-/* traffic.c */
+/* server.c */
 int rv_server_start(struct rv_ctx *ctx, struct rv_server *s);
 void *rv_server_main(void *arg);
+void rv_server_cleanup(struct rv_server *s);
+/* client.c */
 int rv_client_setup(struct rv_ctx *ctx, struct rv_client *c);
 void *rv_client_main(void *arg);
-void rv_server_cleanup(struct rv_server *s);
 void rv_client_cleanup(struct rv_client *c);
+/* buffers.c: bytes the buffers of one side (or both) take */
 size_t rv_working_set(const struct rv_config *cfg, bool server, bool client);
 
 /* reclaim.c */

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "opts.h"
+#include "config.h"
 #include "pattern.h"
 #include "rv.h"
 #include "unit.h"
@@ -129,20 +129,30 @@ static int parse(struct rv_config *c, const char *line, char *err)
 	return rv_parse_args(c, argc, argv, err, 256);
 }
 
+/* exactly the reclaim kinds of mask selected */
+static bool only_kinds(const struct rv_config *c, unsigned mask)
+{
+	unsigned k;
+
+	for (k = 0; k < RV_NKINDS; k++)
+		if (c->kind[k] != !!(mask & (1u << k)))
+			return false;
+	return true;
+}
+
 static void test_opts(void)
 {
 	struct rv_config c;
 	char err[256];
-	size_t sz;
 	unsigned m;
 
 	CHECK(parse(&c, "", err) == 0);
-	CHECK(c.mode == RV_LOOPBACK && c.mr == RV_MR_ODP && c.kinds == (1u << RV_NKINDS) - 1);
+	CHECK(c.mode == RV_LOOPBACK && c.mr == RV_MR_ODP && only_kinds(&c, (1u << RV_NKINDS) - 1));
 	CHECK(c.addr[0] == 0);
 	CHECK(parse(&c, "--addr 169.254.1.3", err) == 0 && !strcmp(c.addr, "169.254.1.3"));
-	CHECK(c.ops == 0xf && c.target % c.block == 0 && c.target >= 2ull * c.window * c.block);
+	CHECK(rv_ops_to_wire(&c) == 0xf && c.target % c.block == 0 && c.target >= 2ull * c.window * c.block);
 	CHECK(parse(&c, "--pinned -r dontneed,remap -d 2.5 -q 2 -w 4 -b 16K", err) == 0);
-	CHECK(c.mr == RV_MR_PINNED && c.kinds == ((1u << RV_EV_DONTNEED) | (1u << RV_EV_REMAP)));
+	CHECK(c.mr == RV_MR_PINNED && only_kinds(&c, (1u << RV_EV_DONTNEED) | (1u << RV_EV_REMAP)));
 	CHECK(c.duration == 2.5 && c.qps == 2 && c.window == 4 && c.block == 16384);
 	CHECK(c.min_events == 0 && c.max_duration == 25);
 	CHECK(parse(&c, "-d 20 --min-events 1", err) == 0);
@@ -153,7 +163,7 @@ static void test_opts(void)
 	CHECK(parse(&c, "--min-events x", err) != 0);
 	CHECK(parse(&c, "--min-events 1001", err) != 0);
 	CHECK(parse(&c, "--max-duration 0", err) != 0);
-	CHECK(parse(&c, "--mix --no-reclaim --json", err) == 0 && c.mr == RV_MR_MIX && !c.kinds && c.json);
+	CHECK(parse(&c, "--mix --no-reclaim --json", err) == 0 && c.mr == RV_MR_MIX && only_kinds(&c, 0) && c.json);
 	CHECK(parse(&c, "--server", err) == 0 && c.mode == RV_SERVER && !strcmp(c.addr, "0.0.0.0"));
 	CHECK(parse(&c, "--server 169.254.0.1 -p 999", err) == 0 && !strcmp(c.addr, "169.254.0.1") && c.port == 999);
 	CHECK(parse(&c, "--client 192.0.2.7", err) == 0 && c.mode == RV_CLIENT && !strcmp(c.addr, "192.0.2.7"));
@@ -161,7 +171,7 @@ static void test_opts(void)
 	CHECK(parse(&c, "-b 1000", err) < 0 && strstr(err, "multiple of 4K"));
 	CHECK(parse(&c, "-r pageout,bogus", err) < 0 && strstr(err, "--reclaim"));
 	CHECK(parse(&c, "--ops read", err) < 0 && strstr(err, "write"));
-	CHECK(parse(&c, "--ops write,atomic", err) == 0 && c.ops == ((1u << RV_OP_WRITE) | (1u << RV_OP_ATOMIC)));
+	CHECK(parse(&c, "--ops write,atomic", err) == 0 && rv_ops_to_wire(&c) == ((1u << RV_OP_WRITE) | (1u << RV_OP_ATOMIC)));
 	CHECK(parse(&c, "-q 0", err) < 0);
 	CHECK(parse(&c, "-q 65", err) < 0);
 	CHECK(parse(&c, "-d -1", err) < 0);
@@ -173,18 +183,18 @@ static void test_opts(void)
 	CHECK(parse(&c, "--json-file /tmp/x.json", err) == 0 && !strcmp(c.json_file, "/tmp/x.json"));
 	CHECK(parse(&c, "--cgroup-max 64M", err) == 0 && c.cgroup_max == 64u << 20);
 	CHECK(parse(&c, "--cgroup-max 10", err) < 0);
-	CHECK(rv_parse_size("64K", &sz) == 0 && sz == 65536);
-	CHECK(rv_parse_size("2MiB", &sz) == 0 && sz == 2u << 20);
-	CHECK(rv_parse_size("1G", &sz) == 0 && sz == 1u << 30);
-	CHECK(rv_parse_size("0x1000", &sz) == 0 && sz == 4096);
-	CHECK(rv_parse_size("", &sz) < 0 && rv_parse_size("12Q", &sz) < 0 && rv_parse_size("-1", &sz) < 0);
-	CHECK(rv_parse_size("99999999999999999999G", &sz) < 0);
-	CHECK(rv_parse_list("all", rv_kind_names, RV_NKINDS, &m) == 0 && m == (1u << RV_NKINDS) - 1);
-	CHECK(rv_parse_list("none", rv_kind_names, RV_NKINDS, &m) == 0 && m == 0);
-	CHECK(rv_parse_list("FORK,thp", rv_kind_names, RV_NKINDS, &m) == 0 &&
-	      m == ((1u << RV_EV_FORK) | (1u << RV_EV_THP)));
-	CHECK(rv_parse_list("fork,", rv_kind_names, RV_NKINDS, &m) == 0 && m == (1u << RV_EV_FORK));
-	CHECK(rv_parse_list("for", rv_kind_names, RV_NKINDS, &m) < 0);
+	CHECK(parse(&c, "-b 0x10000 -t 2MiB", err) == 0 && c.block == 65536 && c.target == 2u << 20);
+	CHECK(parse(&c, "-t 0", err) < 0 && parse(&c, "-b 12Q", err) < 0);
+	CHECK(parse(&c, "-r FORK,thp", err) == 0 && only_kinds(&c, (1u << RV_EV_FORK) | (1u << RV_EV_THP)));
+	CHECK(parse(&c, "-r fork,", err) == 0 && only_kinds(&c, 1u << RV_EV_FORK));
+	CHECK(parse(&c, "-r none", err) == 0 && only_kinds(&c, 0));
+	CHECK(parse(&c, "-r for", err) < 0);
+	/* the hello carries the operations as bits, and gives back the same */
+	CHECK(parse(&c, "--ops write,read,atomic", err) == 0);
+	m = rv_ops_to_wire(&c);
+	rv_config_defaults(&c);
+	rv_ops_from_wire(&c, m);
+	CHECK(m == 0xb && c.op[RV_OP_WRITE] && c.op[RV_OP_READ] && !c.op[RV_OP_SEND] && c.op[RV_OP_ATOMIC]);
 }
 
 static void *set_flag(void *arg)
@@ -259,7 +269,8 @@ static void test_cgroup_enter(void)
 	ctx->prog = "reclaim-verify-unit";
 	snprintf(ctx->cg_root, sizeof(ctx->cg_root), "%s", root);
 	snprintf(cg, sizeof(cg), "%s/reclaim-verify.%d", root, (int)getpid());
-	ctx->cfg.kinds = 1u << RV_EV_CGROUP;
+	memset(ctx->cfg.kind, 0, sizeof(ctx->cfg.kind));
+	ctx->cfg.kind[RV_EV_CGROUP] = true;
 	ctx->working_set = 64u << 20;
 
 	/* pinned MRs under a limit below the working set: refused, no cgroup */

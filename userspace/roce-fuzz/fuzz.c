@@ -916,7 +916,7 @@ repost:
 
 /* ---- a batch ---- */
 
-enum fz_kind fz_batch_kind(uint64_t seed, uint64_t n, unsigned int kinds)
+enum fz_kind fz_batch_kind(uint64_t seed, uint64_t n, const bool *kinds)
 {
 	static const unsigned int weight[FZ_NKINDS] = { 40, 25, 20, 15 };
 	struct rng r;
@@ -924,11 +924,11 @@ enum fz_kind fz_batch_kind(uint64_t seed, uint64_t n, unsigned int kinds)
 
 	rng_seed(&r, seed, n + 1);
 	for (k = 0; k < FZ_NKINDS; k++)
-		if (kinds & (1u << k))
+		if (kinds[k])
 			total += weight[k];
 	x = (unsigned int)rng_below(&r, total ? total : 1);
 	for (k = 0; k < FZ_NKINDS; k++) {
-		if (!(kinds & (1u << k)))
+		if (!kinds[k])
 			continue;
 		if (x < weight[k])
 			return (enum fz_kind)k;
@@ -937,7 +937,7 @@ enum fz_kind fz_batch_kind(uint64_t seed, uint64_t n, unsigned int kinds)
 	return KIND_RESP;
 }
 
-int fz_batch(struct fz_world *w, uint64_t seed, uint64_t n, unsigned int kinds,
+int fz_batch(struct fz_world *w, uint64_t seed, uint64_t n, const bool *kinds,
 	     struct fz_stats *st)
 {
 	enum fz_kind kind = fz_batch_kind(seed, n, kinds);

@@ -2,6 +2,7 @@
 #ifndef ROCE_FUZZ_FUZZ_H
 #define ROCE_FUZZ_FUZZ_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "world.h"
@@ -16,10 +17,10 @@ struct fz_stats {
 };
 
 /* The kind of batch n of a run with this seed. */
-enum fz_kind fz_batch_kind(uint64_t seed, uint64_t n, unsigned int kinds);
+enum fz_kind fz_batch_kind(uint64_t seed, uint64_t n, const bool *kinds);
 
 /* Run batch n: 0 clean, -1 a finding (w->finding). */
-int fz_batch(struct fz_world *w, uint64_t seed, uint64_t n, unsigned int kinds,
+int fz_batch(struct fz_world *w, uint64_t seed, uint64_t n, const bool *kinds,
 	     struct fz_stats *st);
 
 #endif

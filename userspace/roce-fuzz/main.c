@@ -16,6 +16,7 @@
 
 #include "capture.h"
 #include "fuzz.h"
+#include "opts.h"
 #include "regress.h"
 #include "world.h"
 
@@ -75,72 +76,32 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
+/* The command line, parsed once. */
+struct rf_opts {
+	uint64_t seed;		/* --seed, else from the clock */
+	bool have_seed;
+	uint64_t count;		/* --count: batches, 0 = no limit */
+	uint64_t one;		/* --batch: run this batch alone */
+	bool have_one;
+	double tmax;		/* --time: seconds, 0 = no limit */
+	double progress;	/* --progress: seconds between lines, 0 = none */
+	bool kind[FZ_NKINDS];	/* --kinds */
+	const char *dev, *corpus, *regress, *capture, *peer;
+	bool keep, dump, verbose, no_odp;
+};
 
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return errno || !*s || *end || *s == '-' ? -1 : 0;
+static bool all_kinds(const struct rf_opts *o)
+{
+	int k;
+
+	for (k = 0; k < FZ_NKINDS; k++)
+		if (!o->kind[k])
+			return false;
+	return true;
 }
 
-static int parse_kinds(const char *s, unsigned int *k)
-{
-	char buf[128], *t, *save = NULL;
-	int i;
-
-	*k = 0;
-	snprintf(buf, sizeof(buf), "%s", s);
-	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		for (i = 0; i < FZ_NKINDS; i++)
-			if (!strcmp(t, fz_kind_name[i]))
-				break;
-		if (i == FZ_NKINDS)
-			return -1;
-		*k |= 1u << i;
-	}
-	return *k ? 0 : -1;
-}
-
-static void progress(const struct fz_stats *st, double t, uint64_t b)
-{
-	printf("[roce-fuzz] %6.1fs batch %" PRIu64 ": %" PRIu64 " packets (%" PRIu64
-	       " passed rxe's checks, %" PRIu64 " bad ICRC), resp %" PRIu64 " comp %" PRIu64
-	       " ud %" PRIu64 " junk %" PRIu64 "; QPs exposed %" PRIu64 ", clean QPs verified %" PRIu64
-	       ", UD delivered %" PRIu64 ", requester CQEs %" PRIu64 " (%" PRIu64 " errors), QP1 %" PRIu64 "\n",
-	       t, b, st->pkts, st->accepted, st->bad_icrc, st->batches[KIND_RESP],
-	       st->batches[KIND_COMP], st->batches[KIND_UD], st->batches[KIND_JUNK], st->exposed,
-	       st->legit, st->ud_delivered, st->comp_cqe, st->comp_err, st->gsi);
-	fflush(stdout);
-}
-
-static void report(const char *corpus, const char *dev, uint64_t seed, uint64_t b,
-		   unsigned int kinds, const char *kind, const char *what)
-{
-	char repro[256], path[4096];
-	FILE *f;
-
-	snprintf(repro, sizeof(repro), "roce-fuzz --seed %" PRIu64 " --batch %" PRIu64 "%s%s%s%s",
-		 seed, b, strcmp(dev, "rxe0") ? " --dev " : "", strcmp(dev, "rxe0") ? dev : "",
-		 kinds != (1u << FZ_NKINDS) - 1 ? " --kinds " : "",
-		 kinds != (1u << FZ_NKINDS) - 1 ? kind : "");
-	printf("FINDING: seed %" PRIu64 " batch %" PRIu64 " (%s): %s\n", seed, b, kind, what);
-	printf("REPRODUCE: %s\n", repro);
-	fflush(stdout);
-	if (!corpus)
-		return;
-	mkdir(corpus, 0755);
-	snprintf(path, sizeof(path), "%s/roce-fuzz-%" PRIu64 "-%" PRIu64, corpus, seed, b);
-	f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "roce-fuzz: %s: %s\n", path, strerror(errno));
-		return;
-	}
-	fprintf(f, "%s\n# %s: %s\n", repro, kind, what);
-	fclose(f);
-}
-
-int main(int argc, char **argv)
+/* 0 = run, 1 = --help printed, -1 = bad usage */
+static int parse_opts(int argc, char **argv, struct rf_opts *o)
 {
 	static const struct option lo[] = {
 		{ "seed", required_argument, NULL, 's' },
@@ -161,138 +122,175 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct fz_world w;
-	struct fz_stats st = { { 0 }, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
-	uint64_t seed = 0, count = 0, one = 0, v, b, first, nfind = 0, ran = 0;
-	double tmax = 0, t0, last, prog = 10;
-	const char *dev = "rxe0", *regress = NULL, *corpus = NULL, *capture = NULL, *peer = NULL;
-	unsigned int kinds = (1u << FZ_NKINDS) - 1;
-	int verbose = 0, no_odp = 0, have_seed = 0, have_one = 0, keep = 0, dump = 0, c;
-	struct rng r;
+	uint64_t v;
+	int c, k;
 
+	*o = (struct rf_opts) { .progress = 10, .dev = "rxe0" };
+	for (k = 0; k < FZ_NKINDS; k++)
+		o->kind[k] = true;
 	while ((c = getopt_long(argc, argv, "hv", lo, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (parse_u64(optarg, &seed))
-				goto bad;
-			have_seed = 1;
+			if (opt_u64(optarg, &o->seed))
+				return -1;
+			o->have_seed = true;
 			break;
 		case 't':
-			if (parse_u64(optarg, &v) || !v)
-				goto bad;
-			tmax = (double)v;
+			if (opt_u64(optarg, &v) || !v)
+				return -1;
+			o->tmax = (double)v;
 			break;
 		case 'n':
-			if (parse_u64(optarg, &count) || !count)
-				goto bad;
+			if (opt_u64(optarg, &o->count) || !o->count)
+				return -1;
 			break;
 		case 'b':
-			if (parse_u64(optarg, &one))
-				goto bad;
-			have_one = 1;
+			if (opt_u64(optarg, &o->one))
+				return -1;
+			o->have_one = true;
 			break;
 		case 'k':
-			if (parse_kinds(optarg, &kinds))
-				goto bad;
+			if (opt_names(optarg, fz_kind_name, FZ_NKINDS, o->kind))
+				return -1;
+			for (k = 0; k < FZ_NKINDS && !o->kind[k]; k++)
+				;
+			if (k == FZ_NKINDS)
+				return -1;
 			break;
-		case 'd':
-			dev = optarg;
-			break;
-		case 'C':
-			corpus = optarg;
-			break;
-		case 'K':
-			keep = 1;
-			break;
+		case 'd': o->dev = optarg; break;
+		case 'C': o->corpus = optarg; break;
+		case 'K': o->keep = true; break;
 		case 'p':
-			if (parse_u64(optarg, &v))
-				goto bad;
-			prog = (double)v;
+			if (opt_u64(optarg, &v))
+				return -1;
+			o->progress = (double)v;
 			break;
-		case 'c':
-			capture = optarg;
-			break;
-		case 'P':
-			peer = optarg;
-			break;
-		case 'D':
-			dump = 1;
-			break;
-		case 'v':
-			verbose = 1;
-			break;
-		case 'O':
-			no_odp = 1;
-			break;
-		case 'R':
-			regress = optarg;
-			break;
+		case 'c': o->capture = optarg; break;
+		case 'P': o->peer = optarg; break;
+		case 'D': o->dump = true; break;
+		case 'v': o->verbose = true; break;
+		case 'O': o->no_odp = true; break;
+		case 'R': o->regress = optarg; break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			return 1;
 		default:
-			goto bad;
+			return -1;
 		}
 	}
-	if (optind != argc)
-		goto bad;
-	if (capture) {
-		if (!peer)
-			goto bad;
-		return fz_capture(dev, capture, peer, dump);
+	if (optind != argc || (o->capture && !o->peer))
+		return -1;
+	return 0;
+}
+
+static void progress(const struct fz_stats *st, double t, uint64_t b)
+{
+	printf("[roce-fuzz] %6.1fs batch %" PRIu64 ": %" PRIu64 " packets (%" PRIu64
+	       " passed rxe's checks, %" PRIu64 " bad ICRC), resp %" PRIu64 " comp %" PRIu64
+	       " ud %" PRIu64 " junk %" PRIu64 "; QPs exposed %" PRIu64 ", clean QPs verified %" PRIu64
+	       ", UD delivered %" PRIu64 ", requester CQEs %" PRIu64 " (%" PRIu64 " errors), QP1 %" PRIu64 "\n",
+	       t, b, st->pkts, st->accepted, st->bad_icrc, st->batches[KIND_RESP],
+	       st->batches[KIND_COMP], st->batches[KIND_UD], st->batches[KIND_JUNK], st->exposed,
+	       st->legit, st->ud_delivered, st->comp_cqe, st->comp_err, st->gsi);
+	fflush(stdout);
+}
+
+static void report(const struct rf_opts *o, uint64_t seed, uint64_t b, const char *kind,
+		   const char *what)
+{
+	const char *corpus = o->corpus, *dev = o->dev;
+	char repro[256], path[4096];
+	FILE *f;
+
+	snprintf(repro, sizeof(repro), "roce-fuzz --seed %" PRIu64 " --batch %" PRIu64 "%s%s%s%s",
+		 seed, b, strcmp(dev, "rxe0") ? " --dev " : "", strcmp(dev, "rxe0") ? dev : "",
+		 all_kinds(o) ? "" : " --kinds ", all_kinds(o) ? "" : kind);
+	printf("FINDING: seed %" PRIu64 " batch %" PRIu64 " (%s): %s\n", seed, b, kind, what);
+	printf("REPRODUCE: %s\n", repro);
+	fflush(stdout);
+	if (!corpus)
+		return;
+	mkdir(corpus, 0755);
+	snprintf(path, sizeof(path), "%s/roce-fuzz-%" PRIu64 "-%" PRIu64, corpus, seed, b);
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "roce-fuzz: %s: %s\n", path, strerror(errno));
+		return;
 	}
-	if (!have_seed) {
+	fprintf(f, "%s\n# %s: %s\n", repro, kind, what);
+	fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+	static struct fz_world w;
+	struct fz_stats st = { { 0 }, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	uint64_t seed, b, first, nfind = 0, ran = 0;
+	double t0, last;
+	struct rf_opts o;
+	struct rng r;
+	int c;
+
+	c = parse_opts(argc, argv, &o);
+	if (c) {
+		if (c < 0)
+			usage(stderr);
+		return c < 0 ? 2 : 0;
+	}
+	if (o.capture)
+		return fz_capture(o.dev, o.capture, o.peer, o.dump);
+	seed = o.seed;
+	if (!o.have_seed) {
 		seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 		seed %= 1000000007ull;
 	}
-	if (!tmax && !count && !have_one)
-		tmax = 30;
+	if (!o.tmax && !o.count && !o.have_one)
+		o.tmax = 30;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("[roce-fuzz] seed %" PRIu64 " on %s (reproduce this run: roce-fuzz --seed %" PRIu64 "%s)\n",
-	       seed, dev, seed, have_one ? "" : " with the same --time/--count");
-	if (fz_world_init(&w, dev, seed, no_odp)) {
+	       seed, o.dev, seed, o.have_one ? "" : " with the same --time/--count");
+	if (fz_world_init(&w, o.dev, seed, o.no_odp)) {
 		fprintf(stderr, "roce-fuzz: setup: %s\n", w.err);
 		fz_world_fini(&w);
 		return 2;
 	}
-	w.verbose = verbose;
+	w.verbose = o.verbose;
 	if (fz_calibrate(&w)) {
 		fprintf(stderr, "roce-fuzz: setup: %s\n", w.err);
 		fz_world_fini(&w);
 		return 2;
 	}
 	printf("[roce-fuzz] crafted packets reach rxe: a computed ICRC is accepted, a wrong one dropped\n");
-	if (regress) {
-		c = fz_regress(&w, regress);
+	if (o.regress) {
+		c = fz_regress(&w, o.regress);
 		fz_world_fini(&w);
 		return c;
 	}
 	t0 = last = now_s();
-	first = have_one ? one : 0;
+	first = o.have_one ? o.one : 0;
 	for (b = first;; b++) {
 		double t = now_s() - t0;
 
-		if (have_one ? b > one : ((count && b >= count) || (tmax && t >= tmax)))
+		if (o.have_one ? b > o.one : ((o.count && b >= o.count) || (o.tmax && t >= o.tmax)))
 			break;
 		ran++;
-		if (fz_batch(&w, seed, b, kinds, &st)) {
+		if (fz_batch(&w, seed, b, o.kind, &st)) {
 			nfind++;
-			report(corpus, dev, seed, b, kinds,
-			       fz_kind_name[fz_batch_kind(seed, b, kinds)], w.finding);
-			if (!keep)
+			report(&o, seed, b, fz_kind_name[fz_batch_kind(seed, b, o.kind)], w.finding);
+			if (!o.keep)
 				break;
 		}
-		if (prog > 0 && now_s() - last >= prog) {
+		if (o.progress > 0 && now_s() - last >= o.progress) {
 			last = now_s();
 			progress(&st, last - t0, b + 1);
 		}
 	}
-	if (!nfind || keep) {
+	if (!nfind || o.keep) {
 		rng_seed(&r, seed, 0);
 		if (fz_check_kmsg(&w) || fz_final_check(&w, &r) || fz_check_memory(&w) ||
 		    fz_check_kmsg(&w)) {
 			nfind++;
-			report(corpus, dev, seed, b, kinds, "final", w.finding);
+			report(&o, seed, b, "final", w.finding);
 		}
 	}
 	progress(&st, now_s() - t0, ran);
@@ -301,7 +299,4 @@ int main(int argc, char **argv)
 	       nfind ? "" : "; the device passed verified traffic at the end");
 	fz_world_fini(&w);
 	return nfind ? 1 : 0;
-bad:
-	usage(stderr);
-	return 2;
 }

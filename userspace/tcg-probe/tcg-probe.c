@@ -26,7 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tool.h"
+#include "opts.h"
 
 /* The pattern ADD leaves in CC_SRC: bits a real RFLAGS never has set
  * together, TF and DF among them. */
@@ -85,7 +85,7 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		if (!strcmp(argv[i], "-n") && i + 1 < argc &&
-		    !tool_parse_long(argv[i + 1], 1, 100000000, &n)) {
+		    !opt_long(argv[i + 1], 1, 100000000, &n)) {
 			i++;
 			continue;
 		}

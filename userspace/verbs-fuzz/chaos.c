@@ -186,7 +186,7 @@ static int mem_op(struct rng *r, enum kind k, struct region *g)
 			return 0;
 		/* under an ODP MR only with that class */
 		if (g->mr >= 0 && W.mr[g->mr].live && W.mr[g->mr].m.odp &&
-		    !(W.o.classes & C_POISON_ODP))
+		    !vf_on(C_POISON_ODP))
 			return 0;
 		len = 4096;
 		/* a page of its own, not the shared zero page */
@@ -441,7 +441,7 @@ static int qp_op(struct rng *r, enum kind k)
 			return 0;
 		q = side ? &P->b : &P->a;
 	} else {
-		if (!(W.o.classes & C_UD) || !W.ud_live[p - VF_NPAIR])
+		if (!vf_on(C_UD) || !W.ud_live[p - VF_NPAIR])
 			return 0;
 		q = &W.ud[p - VF_NPAIR];
 	}
@@ -556,18 +556,18 @@ void chaos_step(struct rng *r)
 	int ret = 0, i;
 
 	memcpy(w, weight, sizeof(w));
-	if (!(W.o.classes & C_MEM))
+	if (!vf_on(C_MEM))
 		w[K_MUNMAP] = w[K_REMAP] = w[K_PROT_RO] = w[K_PROT_NONE] = w[K_PROT_RW] =
 			w[K_DONTNEED] = w[K_PAGEOUT] = 0;
-	if (!(W.o.classes & (C_POISON | C_POISON_ODP)) || !W.have_poison)
+	if (!vf_on(C_POISON | C_POISON_ODP) || !W.have_poison)
 		w[K_POISON] = 0;
-	if (!(W.o.classes & C_FORK))
+	if (!vf_on(C_FORK))
 		w[K_FORK] = 0;
-	if (!(W.o.classes & C_MR))
+	if (!vf_on(C_MR))
 		w[K_DEREG] = w[K_REREG] = w[K_REGPROBE] = w[K_RECYCLE] = 0;
-	if (!(W.o.classes & C_QP))
+	if (!vf_on(C_QP))
 		w[K_DESTROY_QP] = w[K_QP_ERR] = 0;
-	if (!(W.o.classes & C_INJECT) || !W.have_inject)
+	if (!vf_on(C_INJECT) || !W.have_inject)
 		w[K_INJECT] = 0;
 	reap();
 	inject_poll();

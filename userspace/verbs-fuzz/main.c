@@ -1,5 +1,6 @@
 /* verbs-fuzz: random work requests on rxe, checked against a model of what
  * they may do, while other threads change their memory, MRs and QPs. */
+#include "opts.h"
 #include "vf.h"
 
 #include <errno.h>
@@ -374,7 +375,9 @@ static void *traffic_thread(void *arg)
 
 /* ------------------------------------------------------------------- main */
 
-int main(int argc, char **argv)
+/* The command line, parsed once into *o: 0 = run, 1 = done (--help,
+ * --list-regress), -1 = bad usage (message printed). */
+static int parse_opts(int argc, char **argv, struct vf_opts *o)
 {
 	static const struct option lo[] = {
 		{ "seed", required_argument, NULL, 's' },
@@ -393,56 +396,73 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO };
-	pthread_t tt, ct, tk;
-	const char *g = getenv("RXE_GID");
-	int c, regress = 0, i;
-	const char *regress_name = NULL;
-	char err[512], repro[512];
 	struct timespec ts;
-	uint64_t hb = 0;
-	double hb_at = 0, last_progress = 0;
+	long v;
+	int c;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	W.o = (struct vf_opts){ .seed = (uint64_t)ts.tv_sec * 1000003u ^ (uint64_t)ts.tv_nsec,
-				.time = 60, .classes = C_ALL, .dev = "rxe0", .gid = -1,
-				.hang = 120, .progress = 10 };
-	if (g && *g)
-		W.o.gid = atoi(g);
+	*o = (struct vf_opts){ .seed = (uint64_t)ts.tv_sec * 1000003u ^ (uint64_t)ts.tv_nsec,
+			       .time = 60, .classes = C_ALL, .dev = "rxe0",
+			       .gid = opt_gid_default(-1), .hang = 120, .progress = 10 };
 	while ((c = getopt_long(argc, argv, "s:t:n:c:d:g:vh", lo, NULL)) != -1) {
-		char *end = NULL;
+		int bad = 0;
 
 		switch (c) {
-		case 's': W.o.seed = strtoull(optarg, &end, 0); break;
-		case 't': W.o.time = strtod(optarg, &end); break;
-		case 'n': W.o.ops = strtoull(optarg, &end, 0); break;
+		case 's': bad = opt_u64(optarg, &o->seed); break;
+		case 't': bad = opt_double(optarg, -1, 1e9, &o->time) || o->time < 0; break;
+		case 'n': bad = opt_u64(optarg, &o->ops); break;
 		case 'c':
-			if (parse_classes(optarg, &W.o.classes)) {
+			if (parse_classes(optarg, &o->classes)) {
 				fprintf(stderr, "verbs-fuzz: unknown class in '%s' (see --help)\n", optarg);
-				return 2;
+				return -1;
 			}
 			break;
-		case 'C': W.o.corpus = optarg; break;
-		case 'S': W.o.serial = 1; break;
-		case 'H': W.o.hang = strtod(optarg, &end); break;
-		case 'd': W.o.dev = optarg; break;
-		case 'g': W.o.gid = atoi(optarg); break;
-		case 'P': W.o.progress = atoi(optarg); break;
-		case 'R': regress = 1; regress_name = optarg; break;
-		case 'L': regress_list(); return 0;
-		case 'v': W.o.verbose++; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'C': o->corpus = optarg; break;
+		case 'S': o->serial = 1; break;
+		case 'H': bad = opt_double(optarg, 0, 1e6, &o->hang); break;
+		case 'd': o->dev = optarg; break;
+		case 'g':
+			bad = opt_long(optarg, 0, 255, &v);
+			o->gid = bad ? o->gid : (int)v;
+			break;
+		case 'P':
+			bad = opt_long(optarg, 0, 86400, &v);
+			o->progress = bad ? o->progress : (int)v;
+			break;
+		case 'R':
+			o->regress = true;
+			o->regress_name = optarg;
+			break;
+		case 'L': regress_list(); return 1;
+		case 'v': o->verbose++; break;
+		case 'h': usage(stdout); return 1;
+		default: usage(stderr); return -1;
 		}
-		if (end && *end) {
-			fprintf(stderr, "verbs-fuzz: bad number '%s'\n", optarg);
-			return 2;
+		if (bad) {
+			fprintf(stderr, "verbs-fuzz: bad value '%s' for option -%c (see --help)\n",
+				optarg, c);
+			return -1;
 		}
 	}
-	if (optind < argc || W.o.time < 0 || W.o.hang <= 0) {
+	if (optind < argc) {
 		usage(stderr);
-		return 2;
+		return -1;
 	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO };
+	pthread_t tt, ct, tk;
+	char err[512], repro[512];
+	uint64_t hb = 0;
+	double hb_at = 0, last_progress = 0;
+	int i;
+
+	i = parse_opts(argc, argv, &W.o);
+	if (i)
+		return i > 0 ? 0 : 2;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sigaction(SIGBUS, &sa, NULL);
 	{
@@ -454,8 +474,8 @@ int main(int argc, char **argv)
 		sigaction(SIGFPE, &sc, NULL);
 	}
 	signal(SIGPIPE, SIG_IGN);
-	if (regress)
-		return regress_run(regress_name);
+	if (W.o.regress)
+		return regress_run(W.o.regress_name);
 
 	W.kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 	if (W.kmsg_fd >= 0)

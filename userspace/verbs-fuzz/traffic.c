@@ -888,11 +888,11 @@ static enum m_op pick_op(struct rng *r, int ud)
 	unsigned int w[M_NOPS];
 
 	memcpy(w, ud ? udw : rcw, sizeof(w));
-	if (!(W.o.classes & C_BADOP))
+	if (!vf_on(C_BADOP))
 		w[M_BAD_OPCODE] = 0;
-	if (!(W.o.classes & C_RING))
+	if (!vf_on(C_RING))
 		w[M_FLUSH] = 0;
-	if (!W.have_qpex && !(W.o.classes & C_RING))
+	if (!W.have_qpex && !vf_on(C_RING))
 		w[M_ATOMIC_WRITE] = 0;
 	return (enum m_op)rng_pick(r, w, M_NOPS);
 }
@@ -982,7 +982,7 @@ static void gen_one(struct rng *r)
 	struct rrec *later = NULL;
 	char b[160];
 
-	if ((W.o.classes & C_UD) && (!(W.o.classes & C_RC) || !n || rng_pct(r, 15))) {
+	if (vf_on(C_UD) && (!vf_on(C_RC) || !n || rng_pct(r, 15))) {
 		int u = (int)rng_below(r, VF_NUD), t = (int)rng_below(r, VF_NUD);
 
 		if (!W.ud_live[u] || !W.ud_live[t] || W.ud[u].sqn >= VF_SQ - 2 ||
@@ -993,7 +993,7 @@ static void gen_one(struct rng *r)
 		q = &W.ud[u];
 		rs = &W.ud[t];
 	} else {
-		if (!n || !(W.o.classes & C_RC))
+		if (!n || !vf_on(C_RC))
 			return;
 		p = c[rng_below(r, n)];
 		P = &W.pair[p];
@@ -1017,7 +1017,7 @@ static void gen_one(struct rng *r)
 	if (w->req.op == M_ATOMIC_WRITE)
 		w->req.path = q->qpx && (rng_pct(r, 70) || !q->have_ring) ? M_PATH_QPEX :
 									     M_PATH_RING;
-	if (w->req.op == M_FLUSH || (q->have_ring && (W.o.classes & C_RING) && !ud &&
+	if (w->req.op == M_FLUSH || (q->have_ring && vf_on(C_RING) && !ud &&
 				     w->req.op != M_ATOMIC_WRITE && rng_pct(r, 10)))
 		w->req.path = M_PATH_RING;
 	/*
@@ -1025,7 +1025,7 @@ static void gen_one(struct rng *r)
 	 * leaves the other wr_* pointers NULL (the opcodes UD lacks go
 	 * through ibv_post_send()).
 	 */
-	if ((w->req.path == M_PATH_RING && (!q->have_ring || !(W.o.classes & C_RING))) ||
+	if ((w->req.path == M_PATH_RING && (!q->have_ring || !vf_on(C_RING))) ||
 	    (w->req.path == M_PATH_QPEX && !q->qpx) || (ud && w->req.path == M_PATH_RING) ||
 	    (ud && w->req.path == M_PATH_QPEX && w->req.op != M_SEND && w->req.op != M_SEND_IMM)) {
 		wr_put(w);
@@ -2144,13 +2144,13 @@ void traffic_maintain(struct rng *r)
 			traffic_forget_pair(p);
 			pair_destroy(p);
 		}
-		if (!P->live && !W.stop && (W.o.classes & C_RC))
+		if (!P->live && !W.stop && vf_on(C_RC))
 			pair_make(p, r);
 	}
 	for (u = 0; u < VF_NUD; u++) {
 		struct vq *q = &W.ud[u];
 
-		if (!(W.o.classes & C_UD))
+		if (!vf_on(C_UD))
 			break;
 		if (W.ud_live[u] && (q->err_seen || q->chaos_err || q->dead) &&
 		    (!vq_waiting(q) || q->dead)) {
@@ -2174,7 +2174,7 @@ void traffic_step(struct rng *r)
 	k = (int)rng_range(r, 1, 4);
 	for (i = 0; i < k && !W.finding && (!W.o.ops || W.ops < W.o.ops); i++) {
 		W.ops++;
-		if ((W.o.classes & C_HOSTILE) && (W.o.classes & C_RING) && rng_pct(r, 2))
+		if (vf_on(C_HOSTILE) && vf_on(C_RING) && rng_pct(r, 2))
 			gen_hostile(r);
 		else
 			gen_one(r);

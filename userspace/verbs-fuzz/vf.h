@@ -4,6 +4,7 @@
 
 #include <infiniband/verbs.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -61,7 +62,7 @@ struct vf_opts {
 	uint64_t seed;
 	double time;		/* seconds, 0: no limit */
 	uint64_t ops;		/* work requests, 0: no limit */
-	unsigned int classes;
+	unsigned int classes;	/* C_* set (the reproducer prints it in hex): ask vf_on() */
 	const char *dev;
 	int gid;
 	const char *corpus;
@@ -69,6 +70,8 @@ struct vf_opts {
 	double hang;		/* seconds a signaled WR may take */
 	int verbose;
 	int progress;		/* seconds between progress lines */
+	bool regress;		/* --regress: run the bug reproducers and exit */
+	const char *regress_name;	/* ... only this one (NULL: all) */
 };
 
 /* One memory region: [guard][data][guard], the MR window inside data. */
@@ -242,6 +245,12 @@ struct world {
 };
 
 extern struct world W;
+
+/* Is any class of cls (C_* ORed) selected by --classes? */
+static inline bool vf_on(unsigned int cls)
+{
+	return W.o.classes & cls;
+}
 
 /* main.c */
 double vf_now(void);

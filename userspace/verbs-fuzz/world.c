@@ -191,7 +191,7 @@ int region_make(int i, struct rng *r)
 {
 	struct region *g = &W.reg[i];
 	size_t off, np;
-	int huge = W.have_huge && (W.o.classes & C_HUGE) && i < 2 && rng_pct(r, 70);
+	int huge = W.have_huge && vf_on(C_HUGE) && i < 2 && rng_pct(r, 70);
 
 	memset(g, 0, sizeof(*g));
 	g->mr = -1;
@@ -340,7 +340,7 @@ int mr_register(int i, struct rng *r)
 		return -1;
 	odp = W.dev.ctx && rng_pct(r, 60);
 	/* poisoned pages under an ODP MR only with that class */
-	if (g->poisoned && !(W.o.classes & C_POISON_ODP))
+	if (g->poisoned && !vf_on(C_POISON_ODP))
 		odp = 0;
 	pd = rng_pct(r, 88) ? 0 : 1;
 	if (rng_pct(r, 60))
@@ -354,7 +354,7 @@ int mr_register(int i, struct rng *r)
 	}
 	if (odp) {
 		access |= MA_ON_DEMAND;
-		if (g->huge ? rng_pct(r, 80) : (W.o.classes & C_HUGE_SMALL) && rng_pct(r, 3)) {
+		if (g->huge ? rng_pct(r, 80) : vf_on(C_HUGE_SMALL) && rng_pct(r, 3)) {
 			access |= MA_HUGETLB;
 			hugeflag = 1;
 		}
@@ -519,7 +519,7 @@ int pair_make(int p, struct rng *r)
 		t->min_rnr_timer = (uint8_t)rng_range(r, 1, 14);
 		t->max_dest_rd_atomic = rng_pct(r, 6) ? 0 : (uint8_t)rng_range(r, 1, 16);
 	}
-	P->b.srq = W.srq && (W.o.classes & C_SRQ) && rng_pct(r, 35);
+	P->b.srq = W.srq && vf_on(C_SRQ) && rng_pct(r, 35);
 	for (i = 0; i < 2; i++) {
 		struct vq *q = i ? &P->b : &P->a;
 		int qpex = !i && W.have_qpex && rng_pct(r, 60);
@@ -605,7 +605,7 @@ int ud_make(int u, struct rng *r)
 	int qpex = W.have_qpex && rng_pct(r, 50);
 
 	memset(q, 0, sizeof(*q));
-	q->srq = W.srq && (W.o.classes & C_SRQ) && u == 1 && rng_pct(r, 50);
+	q->srq = W.srq && vf_on(C_SRQ) && u == 1 && rng_pct(r, 50);
 	q->scq = q->rcq = ibv_create_cq(W.dev.ctx, VF_SQ + VF_RQ + 8, NULL, NULL, 0);
 	if (!q->scq)
 		return -1;
@@ -727,7 +727,7 @@ int world_init(char *err, size_t errlen)
 	if (qp)
 		ibv_destroy_qp(qp);
 	ibv_destroy_cq(cq);
-	if (W.o.classes & C_SRQ) {
+	if (vf_on(C_SRQ)) {
 		struct ibv_srq_init_attr sa = { .attr = { .max_wr = VF_RQ - 1,
 							  .max_sge = VF_SGE } };
 

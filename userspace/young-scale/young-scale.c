@@ -37,8 +37,10 @@
 
 #include <infiniband/verbs.h>
 
+#include "aging.h"
 #include "counters.h"
 #include "loopback.h"
+#include "opts.h"
 #include "sysfile.h"
 #include "tool.h"
 
@@ -50,17 +52,13 @@
 enum layout { OUTSIDE, INSIDE };
 
 struct opts {
-	const char *dev;
-	int gid;
-	const char *cgroup;
-	const char *param;
+	/* dev, gid, cgroup, param; modes: odp_aging of each mode, in
+	 * first-rep order; size: bytes of data (not counting MR pages);
+	 * reclaim: bytes per memory.reclaim write */
+	struct aging_opts a;
 	long mrs;
 	enum layout layout;
-	size_t data;		/* bytes of data (not counting MR pages) */
-	size_t reclaim;		/* bytes per memory.reclaim write */
 	int reps;
-	int nmodes;
-	bool modes[2];		/* odp_aging of each mode, in first-rep order */
 	bool hot;
 	long hot_us;
 	int inval_reps;
@@ -73,9 +71,7 @@ struct opts {
 
 struct state {
 	const struct opts *o;
-	struct lb_dev dev;
-	struct lb_pair qps;
-	struct lb_buf src;	/* pinned page: WRITE source, READ target */
+	struct aging_rdma rd;	/* src: pinned page, WRITE source, READ target */
 	char *base;		/* the region: data and, outside, MR pages */
 	size_t pages;		/* pages of the region */
 	size_t stride;		/* outside: MR i is page i * stride */
@@ -155,63 +151,34 @@ static void row(const struct opts *o, const char *kase, const char *mode, int ru
 	fflush(stdout);
 }
 
-static int parse_modes(struct opts *o, const char *arg)
-{
-	static const struct { const char *s; int n; bool m[2]; } tab[] = {
-		{ "off,on", 2, { false, true } }, { "on,off", 2, { true, false } },
-		{ "off", 1, { false } }, { "on", 1, { true } },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
-		if (!strcmp(arg, tab[i].s)) {
-			o->nmodes = tab[i].n;
-			o->modes[0] = tab[i].m[0];
-			o->modes[1] = tab[i].m[1];
-			return 0;
-		}
-	return -1;
-}
-
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
-		{ "cgroup", required_argument, NULL, 'c' },
+		AGING_LONG_OPTIONS,
 		{ "mrs", required_argument, NULL, 'n' },
 		{ "layout", required_argument, NULL, 'l' },
-		{ "size", required_argument, NULL, 's' },
-		{ "data", required_argument, NULL, 's' },	/* the old name of --size */
-		{ "reclaim", required_argument, NULL, 'R' },
 		{ "reps", required_argument, NULL, 'r' },
-		{ "modes", required_argument, NULL, 'M' },
 		{ "hot", no_argument, NULL, 'H' },
 		{ "hot-us", required_argument, NULL, 'u' },
 		{ "inval-reps", required_argument, NULL, 'i' },
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "keep", no_argument, NULL, 'k' },
 		{ "perf-ctl", required_argument, NULL, 'P' },
-		{ "param", required_argument, NULL, 'p' },
-		{ "dev", required_argument, NULL, 'd' },
-		{ "gid", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *env = getenv("RXE_GID");
-	long v, data_mib = 256, reclaim_mib = -1;
+	struct aging_opts *a = &o->a;
+	long v;
 	int c;
 
 	*o = (struct opts) {
-		.dev = "rxe0", .gid = 1, .mrs = -1, .layout = OUTSIDE, .reps = 3,
-		.nmodes = 2, .modes = { false, true }, .hot_us = 1000, .warmup = 1,
-		.param = "/sys/module/rdma_rxe/parameters/odp_aging",
+		.mrs = -1, .layout = OUTSIDE, .reps = 3, .hot_us = 1000, .warmup = 1,
 	};
-	if (env && !tool_parse_long(env, 0, 255, &v))
-		o->gid = (int)v;
-	while ((c = getopt_long(argc, argv, "c:n:l:s:R:r:M:Hu:i:w:kP:p:d:g:h", lo, NULL)) != -1) {
+	aging_opts_init(a, "young-scale", 256, 1 << 16, 2);
+	while ((c = aging_getopt(a, argc, argv, AGING_SHORT_OPTIONS "n:l:r:Hu:i:w:kP:h", lo)) >= 0) {
 		switch (c) {
-		case 'c': o->cgroup = optarg; break;
 		case 'n':
-			if (tool_parse_long(optarg, 0, MAX_MRS, &o->mrs))
+			if (opt_long(optarg, 0, MAX_MRS, &o->mrs))
 				goto bad;
 			break;
 		case 'l':
@@ -222,47 +189,28 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			else
 				goto bad;
 			break;
-		case 's':
-			if (tool_parse_long(optarg, 1, 1 << 16, &data_mib))
-				goto bad;
-			break;
-		case 'R':
-			if (tool_parse_long(optarg, 1, 1 << 16, &reclaim_mib))
-				goto bad;
-			break;
 		case 'r':
-			if (tool_parse_long(optarg, 1, 1000, &v))
+			if (opt_long(optarg, 1, 1000, &v))
 				goto bad;
 			o->reps = (int)v;
 			break;
-		case 'M':
-			if (parse_modes(o, optarg))
-				goto bad;
-			break;
 		case 'H': o->hot = true; break;
 		case 'u':
-			if (tool_parse_long(optarg, 1, 1000000, &o->hot_us))
+			if (opt_long(optarg, 1, 1000000, &o->hot_us))
 				goto bad;
 			break;
 		case 'i':
-			if (tool_parse_long(optarg, 0, 1000, &v))
+			if (opt_long(optarg, 0, 1000, &v))
 				goto bad;
 			o->inval_reps = (int)v;
 			break;
 		case 'w':
-			if (tool_parse_long(optarg, 0, 100, &v))
+			if (opt_long(optarg, 0, 100, &v))
 				goto bad;
 			o->warmup = (int)v;
 			break;
 		case 'k': o->keep = true; break;
 		case 'P': o->perf_ctl = optarg; break;
-		case 'p': o->param = optarg; break;
-		case 'd': o->dev = optarg; break;
-		case 'g':
-			if (tool_parse_long(optarg, 0, 255, &v))
-				goto bad;
-			o->gid = (int)v;
-			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -271,13 +219,20 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			return -1;
 		}
 	}
-	if (optind != argc || !o->cgroup || o->mrs < 0) {
+	if (c == -2)
+		return -1;
+	if (optind != argc || !a->cgroup || o->mrs < 0) {
 		fprintf(stderr, "young-scale: --cgroup and --mrs are required (see --help)\n");
 		return -1;
 	}
-	o->data = (size_t)data_mib << 20;
-	o->reclaim = reclaim_mib > 0 ? (size_t)reclaim_mib << 20 : o->data / 2;
-	if (o->layout == INSIDE && (size_t)o->mrs > o->data / PAGE) {
+	/* the second repetition runs the modes in the other order */
+	if (a->nmodes == 2 && a->modes[0] == a->modes[1]) {
+		fprintf(stderr, "young-scale: --modes wants off,on, on,off, off or on\n");
+		return -1;
+	}
+	if (!a->reclaim)
+		a->reclaim = a->size / 2;
+	if (o->layout == INSIDE && (size_t)o->mrs > a->size / PAGE) {
 		fprintf(stderr, "young-scale: --layout inside needs at least one page per MR\n");
 		return -1;
 	}
@@ -288,8 +243,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	snprintf(o->tag, sizeof(o->tag), "%s%s", o->layout == INSIDE ? "inside" : "outside",
 		 o->hot ? "+hot" : "");
 	/* lru_gen names a cgroup by its path below the cgroup2 mount */
-	if (!strncmp(o->cgroup, "/sys/fs/cgroup/", 15))
-		snprintf(o->lru_gen_memcg, sizeof(o->lru_gen_memcg), "%s", o->cgroup + 14);
+	if (!strncmp(a->cgroup, "/sys/fs/cgroup/", 15))
+		snprintf(o->lru_gen_memcg, sizeof(o->lru_gen_memcg), "%s", a->cgroup + 14);
 	return 0;
 bad:
 	fprintf(stderr, "young-scale: bad value '%s' for option -%c (see --help)\n", optarg, c);
@@ -307,7 +262,7 @@ static bool is_mr_page(const struct state *s, size_t p)
 static int region_map(struct state *s)
 {
 	const struct opts *o = s->o;
-	size_t data_pages = o->data / PAGE, i;
+	size_t data_pages = o->a.size / PAGE, i;
 
 	s->pages = data_pages + (o->layout == OUTSIDE ? (size_t)o->mrs : 0);
 	s->base = mmap(NULL, s->pages * PAGE, PROT_READ | PROT_WRITE,
@@ -368,10 +323,10 @@ static int mrs_register(struct state *s)
 	long i;
 
 	for (i = 0; i < o->mrs; i++) {
-		s->mr[i] = lb_reg_mr(&s->dev, s->base + s->mr_page[i] * PAGE,
+		s->mr[i] = lb_reg_mr(&s->rd.dev, s->base + s->mr_page[i] * PAGE,
 				     s->mr_npages[i] * PAGE, access);
 		if (!s->mr[i]) {
-			fprintf(stderr, "young-scale: MR %ld of %ld: %s\n", i, o->mrs, s->dev.err);
+			fprintf(stderr, "young-scale: MR %ld of %ld: %s\n", i, o->mrs, s->rd.dev.err);
 			return -1;
 		}
 	}
@@ -412,28 +367,8 @@ static int rdma_setup(struct state *s)
 		.timeout = 18,	/* ~1 s: a responder may stall in a swap-in */
 	};
 
-	if (lb_dev_open(&s->dev, s->o->dev, 1)) {
-		fprintf(stderr, "young-scale: %s\n", s->dev.err);
-		return -1;
-	}
-	if (!s->o->mrs)
-		return 0;
-	if (lb_dev_gid(&s->dev, s->o->gid) || lb_pair_create(&s->dev, &s->qps, &pa)) {
-		fprintf(stderr, "young-scale: %s\n", s->dev.err);
-		return -1;
-	}
-	if (lb_buf_new(&s->dev, &s->src, PAGE, 0x5a, IBV_ACCESS_LOCAL_WRITE)) {
-		fprintf(stderr, "young-scale: %s\n", s->dev.err);
-		return -1;
-	}
-	return 0;
-}
-
-static void rdma_teardown(struct state *s)
-{
-	lb_buf_free(&s->src);
-	lb_pair_destroy(&s->qps);
-	lb_dev_close(&s->dev);
+	/* with no MR there is nothing to send to: the device alone */
+	return aging_rdma_open(&s->rd, &s->o->a, s->o->mrs ? &pa : NULL, PAGE);
 }
 
 /* One RDMA WRITE (from src) or READ (into src) of len bytes at addr of mr,
@@ -442,7 +377,7 @@ static int rdma_one(struct state *s, bool read, struct ibv_mr *mr, char *addr, u
 		    long pause_us)
 {
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)s->src.addr, .length = len, .lkey = s->src.mr->lkey,
+		.addr = (uintptr_t)s->rd.src.addr, .length = len, .lkey = s->rd.src.mr->lkey,
 	};
 	struct ibv_send_wr wr = {
 		.sg_list = &sge, .num_sge = 1,
@@ -456,12 +391,12 @@ static int rdma_one(struct state *s, bool read, struct ibv_mr *mr, char *addr, u
 	double t0 = tool_now_us();
 	int n, err;
 
-	err = ibv_post_send(s->qps.a.qp, &wr, &bad);
+	err = ibv_post_send(s->rd.qps.a.qp, &wr, &bad);
 	if (err) {
 		fprintf(stderr, "young-scale: ibv_post_send: %s\n", strerror(err));
 		return -1;
 	}
-	while (!(n = ibv_poll_cq(s->qps.a.cq, 1, &wc))) {
+	while (!(n = ibv_poll_cq(s->rd.qps.a.cq, 1, &wc))) {
 		if (tool_now_us() - t0 > 60e6) {
 			fprintf(stderr, "young-scale: no completion after 60 s\n");
 			return -1;
@@ -527,7 +462,7 @@ static long long young_answers(const struct opts *o)
 	struct timespec ts = { .tv_sec = 0, .tv_nsec = 20 * 1000 * 1000 };
 
 	nanosleep(&ts, NULL);
-	return hw_counter_read(o->dev, 1, "odp_young_answers");
+	return hw_counter_read(o->a.dev, 1, "odp_young_answers");
 }
 
 /* The cgroup's largest MGLRU generation number over the nodes, or -1 */
@@ -558,36 +493,28 @@ static int reclaim_one(struct state *s, bool aging, int rep)
 {
 	const struct opts *o = s->o;
 	const char *mode = aging ? "on" : "off";
-	char path[512], val[32];
 	long long sw0, sw1, y0, y1, g0, g1;
 	double t0, t1;
 	int err;
 
-	err = sysfile_write(o->param, aging ? "Y" : "N");
-	if (err) {
-		fprintf(stderr, "young-scale: cannot set %s: %s\n", o->param, strerror(-err));
+	if (aging_switch(&o->a, aging))
 		return -1;
-	}
 	region_touch(s);
-	snprintf(path, sizeof(path), "%s/memory.reclaim", o->cgroup);
-	snprintf(val, sizeof(val), "%zu", o->reclaim);
 	y0 = young_answers(o);
 	sw0 = vmstat("pswpout");
 	g0 = lru_gen_max_seq(o);
 	if (o->perf_ctl && rep)
 		sysfile_write(o->perf_ctl, "enable\n");
 	t0 = tool_now_us();
-	err = sysfile_write(path, val);
+	err = aging_reclaim(&o->a, o->a.reclaim);
 	t1 = tool_now_us();
 	if (o->perf_ctl && rep)
 		sysfile_write(o->perf_ctl, "disable\n");
 	g1 = lru_gen_max_seq(o);
 	sw1 = vmstat("pswpout");
 	y1 = young_answers(o);
-	if (err && err != -EAGAIN) {
-		fprintf(stderr, "young-scale: write %s: %s\n", path, strerror(-err));
+	if (err == -1)
 		return -1;
-	}
 	if (!rep)
 		return 0;
 	row(o, "reclaim", mode, rep, t1 - t0, "us");
@@ -628,15 +555,15 @@ static int reclaim_reps(struct state *s)
 	int rep, k;
 
 	for (rep = 0; rep < o->warmup && !stop_reps; rep++)
-		if (reclaim_one(s, o->modes[0], 0))
+		if (reclaim_one(s, o->a.modes[0], 0))
 			return stop_reps ? 0 : -1;
 	for (rep = 1; rep <= o->reps && !stop_reps; rep++) {
-		for (k = 0; k < o->nmodes && !stop_reps; k++) {
+		for (k = 0; k < o->a.nmodes && !stop_reps; k++) {
 			/* the second repetition starts with the other mode */
-			int m = (rep % 2 || o->nmodes == 1) ? k : o->nmodes - 1 - k;
+			int m = (rep % 2 || o->a.nmodes == 1) ? k : o->a.nmodes - 1 - k;
 
 			/* a signal may cut the memory.reclaim write short (EINTR) */
-			if (reclaim_one(s, o->modes[m], rep))
+			if (reclaim_one(s, o->a.modes[m], rep))
 				return stop_reps ? 0 : -1;
 		}
 		fprintf(stderr, "young-scale: N=%ld %s rep %d done\n", o->mrs, o->tag, rep);
@@ -710,24 +637,11 @@ static long map_count(void)
 	return n;
 }
 
-static long read_long(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long v = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	struct state s = { 0 };
 	struct opts o;
-	int ret = 1, rep, err;
+	int ret = 1, rep;
 	bool aging_known = false;
 	char aging0[8] = "";
 	FILE *f;
@@ -736,12 +650,9 @@ int main(int argc, char **argv)
 		return 2;
 	catch_stop_signals();
 	s.o = &o;
-	err = cgroup_join(o.cgroup);
-	if (err) {
-		fprintf(stderr, "young-scale: cannot join %s: %s\n", o.cgroup, strerror(-err));
+	if (aging_join(&o.a))
 		return 1;
-	}
-	f = fopen(o.param, "r");
+	f = fopen(o.a.param, "r");
 	if (f) {
 		aging_known = fgets(aging0, sizeof(aging0), f) != NULL;
 		fclose(f);
@@ -749,7 +660,7 @@ int main(int argc, char **argv)
 	if (rdma_setup(&s) || region_map(&s) || mrs_register(&s))
 		goto out;
 	row(&o, "maps", "-", 0, (double)map_count(), "count");
-	row(&o, "max_map_count", "-", 0, (double)read_long("/proc/sys/vm/max_map_count"),
+	row(&o, "max_map_count", "-", 0, (double)file_number("/proc/sys/vm/max_map_count"),
 	    "count");
 	if (hot_start(&s))
 		goto out;
@@ -771,8 +682,8 @@ out:
 	free(s.mr);
 	free(s.mr_page);
 	free(s.mr_npages);
-	rdma_teardown(&s);
+	aging_rdma_close(&s.rd);
 	if (aging_known)
-		sysfile_write(o.param, aging0);
+		sysfile_write(o.a.param, aging0);
 	return ret;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Command line of reclaim-verify: parsed into struct rv_config, no globals. */
-#ifndef RV_OPTS_H
-#define RV_OPTS_H
+#ifndef RV_CONFIG_H
+#define RV_CONFIG_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -34,9 +34,9 @@ struct rv_config {
 	unsigned window;	/* transactions in flight per QP */
 	size_t block;		/* bytes per block, multiple of 4096 */
 	size_t target;		/* bytes of the remote write target per QP */
-	unsigned ops;		/* bit mask of enum rv_op */
+	bool op[RV_NOPS];	/* the operations each transaction does */
 	enum rv_mrkind mr;
-	unsigned kinds;		/* bit mask of enum rv_kind */
+	bool kind[RV_NKINDS];	/* the reclaim kinds to run */
 	unsigned interval_ms;	/* pause between reclaim rounds */
 	double duration;	/* seconds of traffic */
 	unsigned min_events;	/* run on until each reclaim kind hit this many in flight */
@@ -58,9 +58,10 @@ void rv_config_defaults(struct rv_config *c);
 /* 0 = run, 1 = --help was printed (exit 0), -1 = error (message in err). */
 int rv_parse_args(struct rv_config *c, int argc, char **argv, char *err, size_t errlen);
 void rv_usage(FILE *f, const char *prog);
-/* "64K", "4M", "1G", "4096" -> bytes; -1 on error */
-int rv_parse_size(const char *s, size_t *out);
-/* comma list of names -> mask; "all", "none" allowed; -1 on error */
-int rv_parse_list(const char *s, const char *const *names, unsigned n, unsigned *mask);
+/* the operations as the client's hello carries them: bit i = op[i] */
+uint32_t rv_ops_to_wire(const struct rv_config *c);
+void rv_ops_from_wire(struct rv_config *c, uint32_t bits);
+/* is any reclaim kind but @except selected? */
+bool rv_any_kind_but(const struct rv_config *c, enum rv_kind except);
 
 #endif

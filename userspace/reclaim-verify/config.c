@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "config.h"
 #include "opts.h"
 
 const char *const rv_op_names[RV_NOPS] = { "write", "read", "send", "atomic" };
@@ -23,9 +24,11 @@ void rv_config_defaults(struct rv_config *c)
 	c->window = 8;
 	c->block = 64 * 1024;
 	c->target = 4 << 20;
-	c->ops = (1u << RV_NOPS) - 1;
+	for (unsigned i = 0; i < RV_NOPS; i++)
+		c->op[i] = true;
 	c->mr = RV_MR_ODP;
-	c->kinds = (1u << RV_NKINDS) - 1;
+	for (unsigned i = 0; i < RV_NKINDS; i++)
+		c->kind[i] = true;
 	c->interval_ms = 20;
 	c->duration = 10;
 	c->progress = 1;
@@ -128,66 +131,43 @@ void rv_usage(FILE *f, const char *prog)
 		prog, prog, prog, prog, prog, prog, prog);
 }
 
-int rv_parse_size(const char *s, size_t *out)
+uint32_t rv_ops_to_wire(const struct rv_config *c)
 {
-	char *end;
-	unsigned long long v;
-	unsigned shift = 0;
+	uint32_t bits = 0;
+	unsigned i;
 
-	if (!s || !*s || *s == '-')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	default: break;
-	}
-	if (*end == 'i' || *end == 'B')
-		end++;
-	if (*end == 'B')
-		end++;
-	if (*end)
-		return -1;
-	if (shift && v > (~0ull >> shift))
-		return -1;
-	*out = (size_t)(v << shift);
-	return 0;
+	for (i = 0; i < RV_NOPS; i++)
+		if (c->op[i])
+			bits |= 1u << i;
+	return bits;
 }
 
-int rv_parse_list(const char *s, const char *const *names, unsigned n, unsigned *mask)
+void rv_ops_from_wire(struct rv_config *c, uint32_t bits)
 {
-	unsigned m = 0, i;
-	const char *p = s;
+	unsigned i;
 
-	if (!s || !*s)
+	for (i = 0; i < RV_NOPS; i++)
+		c->op[i] = bits & (1u << i);
+}
+
+bool rv_any_kind_but(const struct rv_config *c, enum rv_kind except)
+{
+	unsigned i;
+
+	for (i = 0; i < RV_NKINDS; i++)
+		if (i != except && c->kind[i])
+			return true;
+	return false;
+}
+
+/* a size of at most 'max' bytes */
+static int parse_size(const char *s, uint64_t max, size_t *out)
+{
+	uint64_t v;
+
+	if (opt_size(s, &v) || v > max)
 		return -1;
-	if (!strcmp(s, "all")) {
-		*mask = (1u << n) - 1;
-		return 0;
-	}
-	if (!strcmp(s, "none")) {
-		*mask = 0;
-		return 0;
-	}
-	while (*p) {
-		const char *e = strchr(p, ',');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-
-		for (i = 0; i < n; i++)
-			if (strlen(names[i]) == len && !strncasecmp(p, names[i], len))
-				break;
-		if (i == n)
-			return -1;
-		m |= 1u << i;
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	*mask = m;
+	*out = (size_t)v;
 	return 0;
 }
 
@@ -199,21 +179,6 @@ static int failf(char *err, size_t errlen, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 	return -1;
-}
-
-static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (!s || !*s || *s == '-')
-		return -1;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		return -1;
-	*out = (unsigned)v;
-	return 0;
 }
 
 enum {
@@ -255,7 +220,6 @@ int rv_parse_args(struct rv_config *c, int argc, char **argv, char *err, size_t 
 		{ NULL, 0, NULL, 0 },
 	};
 	int o;
-	char *end;
 
 	optind = 1;
 	opterr = 0;
@@ -277,37 +241,33 @@ int rv_parse_args(struct rv_config *c, int argc, char **argv, char *err, size_t 
 			strcpy(c->addr, optarg);
 			break;
 		case 'p':
-			if (parse_uint(optarg, 1, 65535, &c->port))
+			if (opt_uint(optarg, 1, 65535, &c->port))
 				return failf(err, errlen, "bad port '%s'", optarg);
 			break;
 		case 'q':
-			if (parse_uint(optarg, 1, 64, &c->qps))
+			if (opt_uint(optarg, 1, 64, &c->qps))
 				return failf(err, errlen, "--qps wants 1..64, got '%s'", optarg);
 			break;
 		case 'w':
-			if (parse_uint(optarg, 1, 64, &c->window))
+			if (opt_uint(optarg, 1, 64, &c->window))
 				return failf(err, errlen, "--window wants 1..64, got '%s'", optarg);
 			break;
 		case 'b':
-			if (rv_parse_size(optarg, &c->block) || !c->block ||
-			    c->block % 4096 || c->block > (16u << 20))
+			if (parse_size(optarg, 16u << 20, &c->block) || c->block % 4096)
 				return failf(err, errlen,
 					     "--block wants a multiple of 4K up to 16M, got '%s'", optarg);
 			break;
 		case 't':
-			if (rv_parse_size(optarg, &c->target) || !c->target ||
-			    c->target > (1ull << 32))
+			if (parse_size(optarg, 1ull << 32, &c->target))
 				return failf(err, errlen, "bad --target '%s'", optarg);
 			break;
 		case O_OPS:
-			if (rv_parse_list(optarg, rv_op_names, RV_NOPS, &c->ops))
+			if (opt_names(optarg, rv_op_names, RV_NOPS, c->op))
 				return failf(err, errlen,
 					     "--ops wants a list of write,read,send,atomic, got '%s'", optarg);
 			break;
 		case 'd':
-			errno = 0;
-			c->duration = strtod(optarg, &end);
-			if (errno || *end || !(c->duration > 0) || c->duration > 86400)
+			if (opt_double(optarg, 0, 86400, &c->duration))
 				return failf(err, errlen, "--duration wants seconds > 0, got '%s'", optarg);
 			break;
 		case O_ODP:
@@ -320,20 +280,20 @@ int rv_parse_args(struct rv_config *c, int argc, char **argv, char *err, size_t 
 			c->mr = RV_MR_MIX;
 			break;
 		case 'r':
-			if (rv_parse_list(optarg, rv_kind_names, RV_NKINDS, &c->kinds))
+			if (opt_names(optarg, rv_kind_names, RV_NKINDS, c->kind))
 				return failf(err, errlen,
 					     "--reclaim wants 'all', 'none' or a list of pageout,dontneed,remap,mprotect,fork,thp,compact,cgroup, got '%s'",
 					     optarg);
 			break;
 		case O_NORECLAIM:
-			c->kinds = 0;
+			memset(c->kind, 0, sizeof(c->kind));
 			break;
 		case 'i':
-			if (parse_uint(optarg, 1, 60000, &c->interval_ms))
+			if (opt_uint(optarg, 1, 60000, &c->interval_ms))
 				return failf(err, errlen, "--interval wants 1..60000 ms, got '%s'", optarg);
 			break;
 		case O_CGMAX:
-			if (rv_parse_size(optarg, &c->cgroup_max) || c->cgroup_max < (1u << 20))
+			if (parse_size(optarg, SIZE_MAX, &c->cgroup_max) || c->cgroup_max < (1u << 20))
 				return failf(err, errlen, "--cgroup-max wants a size >= 1M, got '%s'", optarg);
 			break;
 		case O_JSON:
@@ -345,34 +305,32 @@ int rv_parse_args(struct rv_config *c, int argc, char **argv, char *err, size_t 
 			strcpy(c->json_file, optarg);
 			break;
 		case O_PROGRESS:
-			if (parse_uint(optarg, 0, 3600, &c->progress))
+			if (opt_uint(optarg, 0, 3600, &c->progress))
 				return failf(err, errlen, "bad --progress '%s'", optarg);
 			break;
 		case O_MINEV:
-			if (parse_uint(optarg, 0, 1000, &c->min_events))
+			if (opt_uint(optarg, 0, 1000, &c->min_events))
 				return failf(err, errlen, "--min-events wants 0..1000, got '%s'", optarg);
 			break;
 		case O_MAXDUR:
-			errno = 0;
-			c->max_duration = strtod(optarg, &end);
-			if (errno || *end || !(c->max_duration > 0) || c->max_duration > 86400)
+			if (opt_double(optarg, 0, 86400, &c->max_duration))
 				return failf(err, errlen, "--max-duration wants seconds > 0, got '%s'",
 					     optarg);
 			break;
 		case O_STALL:
-			if (parse_uint(optarg, 1, 3600, &c->stall))
+			if (opt_uint(optarg, 1, 3600, &c->stall))
 				return failf(err, errlen, "bad --stall '%s'", optarg);
 			break;
 		case O_ACKTO: {
 			unsigned v;
 
-			if (parse_uint(optarg, 0, 31, &v))
+			if (opt_uint(optarg, 0, 31, &v))
 				return failf(err, errlen, "bad --ack-timeout '%s' (0..31)", optarg);
 			c->ack_timeout = (int)v;
 			break;
 		}
 		case O_SEED:
-			if (parse_uint(optarg, 0, ~0u, &c->seed))
+			if (opt_uint(optarg, 0, ~0u, &c->seed))
 				return failf(err, errlen, "bad --seed '%s'", optarg);
 			break;
 		case 'v':
@@ -388,7 +346,7 @@ int rv_parse_args(struct rv_config *c, int argc, char **argv, char *err, size_t 
 	}
 	if (optind < argc)
 		return failf(err, errlen, "unexpected argument '%s' (try --help)", argv[optind]);
-	if ((c->ops & (1u << RV_OP_READ)) && !(c->ops & (1u << RV_OP_WRITE)))
+	if (c->op[RV_OP_READ] && !c->op[RV_OP_WRITE])
 		return failf(err, errlen, "--ops: 'read' reads back what 'write' wrote; add 'write'");
 	if (c->target < 2ull * c->window * c->block)
 		c->target = 2ull * c->window * c->block;
