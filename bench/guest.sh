@@ -352,7 +352,9 @@ run_inval() {
 # expected report is all there is.
 TROUBLE='(WARNING:|BUG:|Oops|kernel BUG|general protection fault|Kernel panic|possible circular locking|possible recursive locking|inconsistent lock state|lockdep|blocked for more than|Call Trace:|UBSAN:|KASAN:|refcount_t:|list_(add|del) corruption|soft lockup|hard LOCKUP|self-detected stall)'
 trouble_guard_begin() {
-	if dmesg | grep -Eq "$TROUBLE"; then
+	# a here-string: under pipefail, grep -q leaving at the first match
+	# could kill dmesg with SIGPIPE and hide the very trouble it found
+	if grep -Eq "$TROUBLE" <<<"$(dmesg)"; then
 		log "kernel trouble in the log already: not hiding anything"
 		return 1
 	fi

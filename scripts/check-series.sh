@@ -88,7 +88,9 @@ width=${#total}
 for f in "$pdir"/*.patch; do
 	[ -e "$f" ] || continue
 	b=$(basename "$f")
-	printf '%s\n' "${patches[@]}" | grep -qxF "$b" ||
+	# a here-string, not a pipe: under pipefail, grep -q leaving at the first
+	# match can kill printf with SIGPIPE and fail the check at random
+	grep -qxF "$b" <<<"$(printf '%s\n' "${patches[@]}")" ||
 		problem "$b is in $(basename "$pdir")/ but not in series"
 done
 n=0
@@ -100,7 +102,7 @@ for p in "${patches[@]}"; do
 	"$(printf '%04d' "$n")"-*.patch) ;;
 	*) problem "$p: file name should start with $(printf '%04d' "$n")- (its place in series)" ;;
 	esac
-	head -1 "$f" | grep -qE '^From [0-9a-f]{40} Mon Sep 17 00:00:00 2001$' ||
+	grep -qE '^From [0-9a-f]{40} Mon Sep 17 00:00:00 2001$' <<<"$(head -1 "$f")" ||
 		problem "$p: line 1 is not the mbox line 'From <sha> Mon Sep 17 00:00:00 2001'"
 	# The mail header ends at the first empty line; folded lines start with a blank.
 	hdr=$(awk '/^$/ {exit} !(NR == 1 && /^From /)' "$f" |
