@@ -208,7 +208,7 @@ while [ "$spent" -lt "$TOTAL" ]; do
 		echo "[fuzz] $f seed $s: clean, $t s (wall $dt s); $spent of $TOTAL s done, $(($(date +%s) - start)) s wall"
 		;;
 	2 | 127)
-		tail -20 "$log.out" "$log"
+		tail -n 20 "$log.out" "$log"
 		echo "[fuzz] $f seed $s: setup failed (exit $rc), see $log" >&2
 		exit 2
 		;;
