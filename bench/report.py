@@ -244,9 +244,7 @@ def med_ci(xs):
 
 def fig_ci(name, xs):
     """A case in a goal's figure: name, median pair ratio, its 95 % interval."""
-    lo, hi = median_ci(xs)
-    return "%s %s (95%% %s)" % (name, fmt(median(xs)), "%s–%s" % (fmt(lo), fmt(hi)) if ok(lo) else
-                                 "n/a, %d pairs" % len([x for x in xs if ok(x)]))
+    return "%s %s (95%% %s)" % (name, fmt(median(xs)), fmt_ci(xs))
 
 
 class Raw:
