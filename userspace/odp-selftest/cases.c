@@ -286,6 +286,26 @@ ST_TEST(prefetch_errors, "advise_mr errors: bad lkey, pinned MR, other PD, read-
 	BODY(t_prefetch_errors);
 }
 
+ST_TEST(reg_size, "ODP registration of untouched MAP_NORESERVE memory costs the same at 4 KiB .. 1 TiB (median of 5, max/min <= 2)")
+{
+	BODY(t_reg_size);
+}
+
+ST_TEST(implicit_rdma, "implicit ODP MR: WRITE, READ, SEND/RECV, atomics with its lkey and rkey only; children and mapped pages shown; unmapped address = remote access error")
+{
+	BODY(t_implicit_rdma);
+}
+
+ST_TEST(implicit_local_err, "implicit ODP MR: an lkey on an unmapped address completes with a local protection error")
+{
+	BODY(t_implicit_local_err);
+}
+
+ST_TEST(implicit_edges, "registration edges (length 0, SIZE_MAX at an address, wrapping range, implicit with iova) refused; 16 implicit MRs in one process")
+{
+	BODY(t_implicit_edges);
+}
+
 ST_TEST(perm_transient, "odp_fail_faults on a truncated file's MR: one RNR NAK / retry per failure, then the real outcome")
 {
 	BODY(t_perm_transient);

@@ -92,6 +92,12 @@ int t_prefetch_async(struct env *e);
 int t_prefetch_race(struct env *e);
 int t_prefetch_errors(struct env *e);
 
+/* implicit.c: lazy translation in children, implicit ODP */
+int t_reg_size(struct env *e);
+int t_implicit_rdma(struct env *e);
+int t_implicit_local_err(struct env *e);
+int t_implicit_edges(struct env *e);
+
 /* Case functions return T_PASS, T_FAIL (after "# ..." lines saying why) or
  * T_SKIP (with the reason in e->reason); cases.c hands that to the harness.
  * Diagnostics go to stdout as "# ..." lines (TAP comments). */
