@@ -465,8 +465,12 @@ int rxe_odp_mr_init_user(struct rxe_dev *rxe, u64 start, u64 length,
 	tree->mr = mr;
 	tree->implicit = implicit;
 	tree->start = start;
-	/* what lies beyond the owner's address space faults as unmapped */
-	tree->end = implicit ? current->mm->task_size : start + length;
+	/*
+	 * What lies beyond the owner's address space fails as unmapped
+	 * memory does; the clip also keeps child ranges from wrapping.
+	 */
+	tree->end = implicit ? current->mm->task_size :
+		    min(start + length, current->mm->task_size);
 	mutex_init(&tree->child_mutex);
 	xa_init(&tree->children);
 

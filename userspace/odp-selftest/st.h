@@ -33,7 +33,6 @@ struct env {
 int t_caps(struct env *e);
 int t_reg_refused_no_caps(struct env *e);
 int t_reg_iova(struct env *e);
-int t_reg_implicit_refused(struct env *e);
 int t_reg_overflow_refused(struct env *e);
 int t_rereg_odp_toggle_refused(struct env *e);
 int t_reg_hugetlb(struct env *e);
