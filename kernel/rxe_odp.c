@@ -4,7 +4,7 @@
  *
  * An ODP MR pins nothing and translates nothing until it is used. Its
  * translation is kept in children: ib_umem_odp's, each covering one
- * RXE_ODP_CHILD_SIZE-aligned chunk of the address space (clipped to the
+ * 2 MiB-aligned chunk of the address space (odp_child_shift; clipped to the
  * MR), made by ib_umem_odp_alloc_child() on the first access, prefetch or
  * atomic in the chunk, below a parent from ib_umem_odp_alloc_implicit()
  * that owns no range, no array and no notifier. So registration costs the
@@ -24,7 +24,7 @@
  * hmm_range_fault() rewrites it without umem_mutex.
  *
  * Children: struct rxe_odp_tree (the parent's ->private) holds them in an
- * xarray keyed by chunk index (address >> RXE_ODP_CHILD_SHIFT). A lookup
+ * xarray keyed by chunk index (address >> tree->shift). A lookup
  * takes no lock of rxe's (xa_load() is an RCU read): a child is published
  * by xa_store() only once complete, and freed only by rxe_odp_mr_release()
  * at MR cleanup, when the MR has no user left, so a looked-up child stays
@@ -38,7 +38,7 @@
  * Children are not freed when fully invalidated (munmap): they are freed
  * at deregistration. An access is split at child boundaries (and every
  * RXE_ODP_MAX_CHUNK bytes), and fault-ahead stays within the child.
- * RXE_ODP_CHILD_SIZE is 2 MiB, provisional, not measured yet: a PMD, so a
+ * The chunk is 2 MiB, provisional, not measured yet: a PMD, so a
  * THP split, collapse or migration invalidates one child, and a first
  * touch allocates 8 KiB of arrays plus ~0.4 KiB of child, in microseconds
  * on the data path, where mlx5's 1 GiB children (a hardware table
@@ -201,11 +201,18 @@ static const char * const rxe_odp_stat_name[RXE_ODP_NUM_STATS] = {
 };
 
 /*
- * Size of the chunk of the address space that one child translates
- * (provisional, see "Children" in the header): 2 MiB, a PMD.
+ * Size of the chunk of the address space that one child translates, as a
+ * shift (provisional, see "Children" in the header): 2 MiB, a PMD. An MR
+ * keeps the value it was registered with.
  */
 #define RXE_ODP_CHILD_SHIFT	21
-#define RXE_ODP_CHILD_SIZE	BIT(RXE_ODP_CHILD_SHIFT)
+#define RXE_ODP_CHILD_SHIFT_MIN	16
+#define RXE_ODP_CHILD_SHIFT_MAX	30
+
+static unsigned int odp_child_shift = RXE_ODP_CHILD_SHIFT;
+module_param(odp_child_shift, uint, 0644);
+MODULE_PARM_DESC(odp_child_shift,
+		 "Testing: log2 of the address-space chunk one ODP child translates, for MRs registered from now on (16-30, default 21 = 2 MiB)");
 
 /* One translating umem: a child, or the whole umem of a huge-page MR */
 struct rxe_odp_child {
@@ -225,6 +232,7 @@ struct rxe_odp_tree {
 	struct rxe_odp_child	single;		/* huge-page MR: its one umem */
 	struct rxe_odp_young_mm	*ymm;		/* aging notifier reference */
 	u64			start, end;	/* user VAs the MR reaches */
+	unsigned int		shift;		/* log2 of a child's chunk */
 	bool			implicit;
 };
 
@@ -339,7 +347,8 @@ static struct rxe_odp_child *rxe_odp_child(struct rxe_odp_tree *tree, u64 va,
 					   bool create)
 {
 	struct ib_umem_odp *parent = rxe_mr_odp(tree->mr);
-	unsigned long index = va >> RXE_ODP_CHILD_SHIFT;
+	unsigned long index = va >> tree->shift;
+	u64 size = BIT_ULL(tree->shift);
 	struct rxe_odp_child *child;
 	struct ib_umem_odp *odp;
 	u64 start, end;
@@ -362,10 +371,8 @@ static struct rxe_odp_child *rxe_odp_child(struct rxe_odp_tree *tree, u64 va,
 	if (child)
 		goto out_unlock;
 
-	start = max(ALIGN_DOWN(va, RXE_ODP_CHILD_SIZE),
-		    ALIGN_DOWN(tree->start, PAGE_SIZE));
-	end = min(ALIGN_DOWN(va, RXE_ODP_CHILD_SIZE) + RXE_ODP_CHILD_SIZE,
-		  ALIGN(tree->end, PAGE_SIZE));
+	start = max(ALIGN_DOWN(va, size), ALIGN_DOWN(tree->start, PAGE_SIZE));
+	end = min(ALIGN_DOWN(va, size) + size, ALIGN(tree->end, PAGE_SIZE));
 
 	err = -ENOMEM;
 	child = kzalloc(sizeof(*child), GFP_KERNEL);
@@ -464,6 +471,8 @@ int rxe_odp_mr_init_user(struct rxe_dev *rxe, u64 start, u64 length,
 		return -ENOMEM;
 	tree->mr = mr;
 	tree->implicit = implicit;
+	tree->shift = clamp(READ_ONCE(odp_child_shift), RXE_ODP_CHILD_SHIFT_MIN,
+			    RXE_ODP_CHILD_SHIFT_MAX);
 	tree->start = start;
 	/*
 	 * What lies beyond the owner's address space fails as unmapped
@@ -1272,8 +1281,8 @@ int rxe_odp_flush_pmem_iova(struct rxe_mr *mr, u64 iova, unsigned int length)
 			return PTR_ERR(child);
 		if (!child) {
 			chunk = min_t(u64, length,
-				      RXE_ODP_CHILD_SIZE -
-				      (va & (RXE_ODP_CHILD_SIZE - 1)));
+				      BIT_ULL(rxe_mr_tree(mr)->shift) -
+				      (va & (BIT_ULL(rxe_mr_tree(mr)->shift) - 1)));
 			va += chunk;
 			length -= chunk;
 			continue;
