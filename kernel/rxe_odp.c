@@ -330,9 +330,8 @@ static const struct mmu_interval_notifier_ops rxe_odp_mn_ops = {
 
 /*
  * The child translating @va of @tree. With @create, one is made if there
- * is none:
- * it covers the chunk of @va clipped to the MR, translates nothing yet,
- * and is published in the xarray only once complete. Creation sleeps
+ * is none: it covers the chunk of @va clipped to the MR, translates
+ * nothing yet, and is published in the xarray only once complete. Creation sleeps
  * (GFP_KERNEL, the interval notifier insert may take mmap_lock), so the
  * caller holds no lock; two creators of one child serialize on
  * child_mutex. A lookup takes no lock: children are only freed by
