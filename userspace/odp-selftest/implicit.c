@@ -51,7 +51,7 @@ int t_reg_size(struct env *e)
 	int k;
 
 	if (!has_odp(e))
-		SKIP(e, "%s has no ODP", e->dev_name);
+		ST_SKIP(e, "%s has no ODP", e->dev_name);
 	for (i = 0; i < REG_SIZES; i++) {
 		p[i] = mmap(NULL, sizes[i], PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -96,7 +96,7 @@ static int implicit_mr(struct env *e, struct ibv_mr **mr)
 	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |
 			IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV | IBV_ODP_SUPPORT_ATOMIC));
 	if (!(e->attr.odp_caps.general_caps & IBV_ODP_SUPPORT_IMPLICIT))
-		SKIP(e, "%s does not advertise IBV_ODP_SUPPORT_IMPLICIT", e->dev_name);
+		ST_SKIP(e, "%s does not advertise IBV_ODP_SUPPORT_IMPLICIT", e->dev_name);
 	*mr = reg(e, NULL, SIZE_MAX, ODP_ACC);
 	CHECK(*mr, "implicit ODP registration");
 	return T_PASS;
