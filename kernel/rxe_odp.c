@@ -36,8 +36,11 @@
  * own before its first fault. Each child has its own umem_mutex, notifier
  * and page-use bitmap (rxe_odp_young.c); no code holds two umem_mutexes.
  * Children are not freed when fully invalidated (munmap): they are freed
- * at deregistration. An access is split at child boundaries (and every
- * RXE_ODP_MAX_CHUNK bytes), and fault-ahead stays within the child.
+ * at deregistration. So none is made for a chunk of which nothing from
+ * the accessed address on is mapped (a VMA lookup before child_mutex):
+ * accesses to unmapped addresses fail without leaving memory behind.
+ * An access is split at child boundaries (and every RXE_ODP_MAX_CHUNK
+ * bytes), and fault-ahead stays within the child.
  * The chunk is 2 MiB, provisional, not measured yet: a PMD, so a
  * THP split, collapse or migration invalidates one child, and a first
  * touch allocates 8 KiB of arrays plus ~0.4 KiB of child, in microseconds
@@ -51,6 +54,7 @@
  * (the xarray's own xa_lock is only taken inside xa_store()/xa_destroy(),
  * under child_mutex or at cleanup, and nests inside nothing else). rxe
  * takes mmap_lock only while it holds no umem_mutex: for read in
+ * rxe_odp_child() (is the chunk mapped; before child_mutex),
  * ib_umem_odp_map_dma_and_lock() (every fault), in rxe_odp_fault_cause()
  * (after a failed fault) and in rxe_odp_prefetch_present_child() (its look
  * at the page tables); for write in mmu_notifier_get(), when
@@ -340,17 +344,20 @@ static const struct mmu_interval_notifier_ops rxe_odp_mn_ops = {
  * Returns the child; NULL when there is none and !@create; or
  * ERR_PTR(-EAGAIN) (no memory now: retry later), ERR_PTR(-EFAULT) (@va
  * is outside the MR or the owner's address space, or the owner's mm is
- * gone).
+ * gone), ERR_PTR(-ENOENT) (no child was made: nothing of the chunk from
+ * @va on is mapped, so an access at @va fails and nothing is present).
  */
 static struct rxe_odp_child *rxe_odp_child(struct rxe_odp_tree *tree, u64 va,
 					   bool create)
 {
 	struct ib_umem_odp *parent = rxe_mr_odp(tree->mr);
+	struct mm_struct *mm = parent->umem.owning_mm;
 	unsigned long index = va >> tree->shift;
 	u64 size = BIT_ULL(tree->shift);
 	struct rxe_odp_child *child;
 	struct ib_umem_odp *odp;
 	u64 start, end;
+	bool mapped;
 	void *old;
 	int err;
 
@@ -365,13 +372,31 @@ static struct rxe_odp_child *rxe_odp_child(struct rxe_odp_tree *tree, u64 va,
 		return child;
 
 	might_sleep();
+	start = max(ALIGN_DOWN(va, size), ALIGN_DOWN(tree->start, PAGE_SIZE));
+	end = min(ALIGN_DOWN(va, size) + size, ALIGN(tree->end, PAGE_SIZE));
+
+	/*
+	 * No child for a chunk of which nothing from @va on is mapped: the
+	 * access fails there anyway, and a child lives until deregistration,
+	 * so accesses to unmapped addresses (a peer probing an implicit rkey)
+	 * would grow kernel memory without bound. Our reference on the mm
+	 * also keeps the mmput() of ib_umem_odp_alloc_child() from being the
+	 * last one, which would tear the mm down here, under child_mutex.
+	 */
+	if (!mmget_not_zero(mm))
+		return ERR_PTR(-EFAULT);
+	mmap_read_lock(mm);
+	mapped = find_vma_intersection(mm, va, end);
+	mmap_read_unlock(mm);
+	if (!mapped) {
+		mmput_async(mm);
+		return ERR_PTR(-ENOENT);
+	}
+
 	mutex_lock(&tree->child_mutex);
 	child = xa_load(&tree->children, index);
 	if (child)
 		goto out_unlock;
-
-	start = max(ALIGN_DOWN(va, size), ALIGN_DOWN(tree->start, PAGE_SIZE));
-	end = min(ALIGN_DOWN(va, size) + size, ALIGN(tree->end, PAGE_SIZE));
 
 	err = -ENOMEM;
 	child = kzalloc(sizeof(*child), GFP_KERNEL);
@@ -406,6 +431,7 @@ static struct rxe_odp_child *rxe_odp_child(struct rxe_odp_tree *tree, u64 va,
 
 out_unlock:
 	mutex_unlock(&tree->child_mutex);
+	mmput_async(mm);
 	return child;
 
 out_young:
@@ -416,8 +442,24 @@ out_free:
 	kfree(child);
 out_err:
 	mutex_unlock(&tree->child_mutex);
+	mmput_async(mm);
 	rxe_dbg_mr(tree->mr, "no child for va %#llx, err = %d\n", va, err);
 	return ERR_PTR(err == -ENOMEM ? -EAGAIN : -EFAULT);
+}
+
+/*
+ * The child of @mr for an access at @va, made if needed. No child for an
+ * unmapped chunk is a failed fault of the access: -EFAULT, counted.
+ */
+static struct rxe_odp_child *rxe_odp_access_child(struct rxe_mr *mr, u64 va)
+{
+	struct rxe_odp_child *child = rxe_odp_child(rxe_mr_tree(mr), va, true);
+
+	if (PTR_ERR_OR_ZERO(child) == -ENOENT) {
+		rxe_odp_count(rxe_mr_odp(mr), mr, RXE_ODP_STAT_FAULT_ERRORS, 1);
+		return ERR_PTR(-EFAULT);
+	}
+	return child;
 }
 
 /* Bytes of [@va, @va + @len) that @child translates, from @va on */
@@ -850,7 +892,8 @@ int rxe_odp_prefetch(struct rxe_mr *mr, u64 va, unsigned int len, bool write)
 	while (len) {
 		child = rxe_odp_child(rxe_mr_tree(mr), va, true);
 		if (IS_ERR(child))
-			return PTR_ERR(child);
+			return PTR_ERR(child) == -ENOENT ? -EFAULT :
+							   PTR_ERR(child);
 		part = rxe_odp_child_len(child, va, len);
 
 		rxe_odp_lock(child->odp);
@@ -1015,12 +1058,21 @@ out_free:
  */
 int rxe_odp_prefetch_present(struct rxe_mr *mr, u64 va, unsigned int len)
 {
+	unsigned int shift = rxe_mr_tree(mr)->shift;
 	struct rxe_odp_child *child;
 	unsigned int part;
 	int err;
 
 	while (len) {
 		child = rxe_odp_child(rxe_mr_tree(mr), va, true);
+		if (PTR_ERR_OR_ZERO(child) == -ENOENT) {
+			/* nothing mapped from @va to the chunk's end */
+			part = min_t(u64, len, BIT_ULL(shift) -
+				     (va & (BIT_ULL(shift) - 1)));
+			va += part;
+			len -= part;
+			continue;
+		}
 		if (IS_ERR(child))
 			return PTR_ERR(child);
 		part = rxe_odp_child_len(child, va, len);
@@ -1103,7 +1155,7 @@ int rxe_odp_mr_copy(struct rxe_mr *mr, u64 iova, void *addr,
 		return -EFAULT;
 
 	while (length) {
-		child = rxe_odp_child(rxe_mr_tree(mr), va, true);
+		child = rxe_odp_access_child(mr, va);
 		if (IS_ERR(child))
 			return PTR_ERR(child);
 		chunk = rxe_odp_child_len(child, va,
@@ -1149,7 +1201,7 @@ static enum resp_states rxe_odp_atomic_child(struct rxe_mr *mr, u64 iova,
 		return RESPST_ERR_MISALIGNED_ATOMIC;
 	}
 
-	*child = rxe_odp_child(rxe_mr_tree(mr), *va, true);
+	*child = rxe_odp_access_child(mr, *va);
 	if (IS_ERR(*child))
 		return PTR_ERR(*child) == -EAGAIN ? RESPST_ERR_ODP_RNR :
 						    RESPST_ERR_RKEY_VIOLATION;
