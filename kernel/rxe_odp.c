@@ -607,6 +607,7 @@ void rxe_odp_mr_release(struct rxe_mr *mr)
 		rxe_odp_young_del(child->young);
 		ib_umem_odp_release(child->odp);
 		kfree(child);
+		cond_resched();
 	}
 	xa_destroy(&tree->children);
 	rxe_odp_young_del(tree->single.young);
