@@ -194,6 +194,8 @@ int mrc_read(struct env *e, struct ibv_mr *mr, struct mrc *c);
 void mrc_diag(const char *what, const struct mrc *a, const struct mrc *b);
 /* /sys/module/rdma_rxe/parameters/NAME, or -1 */
 long long rxe_param(const char *name);
+/* children of the driver that [p, p + len) overlaps (1 without children) */
+long chunks_spanned(const void *p, size_t len);
 int mr_count(const char *dev);                   /* rdma resource show; -1 on error */
 long resident_pages(void *addr, size_t len);     /* via mincore; -1 on error */
 uint64_t pfn_of(void *addr);                     /* /proc/self/pagemap; 0 = not present/unknown */
