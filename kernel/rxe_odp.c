@@ -2,21 +2,67 @@
 /*
  * On-Demand Paging (ODP) memory regions for rxe.
  *
- * An ODP MR pins nothing. Its only translation is its ib_umem_odp: for
- * rxe, a virtual-DMA device, dma_list[i] is the kernel address of umem page
- * i with ODP_READ_ALLOWED_BIT / ODP_WRITE_ALLOWED_BIT in the low bits, and
+ * An ODP MR pins nothing and translates nothing until it is used. Its
+ * translation is kept in children: ib_umem_odp's, each covering one
+ * 2 MiB-aligned chunk of the address space (odp_child_shift; clipped to the
+ * MR), made by ib_umem_odp_alloc_child() on the first access, prefetch or
+ * atomic in the chunk, below a parent from ib_umem_odp_alloc_implicit()
+ * that owns no range, no array and no notifier. So registration costs the
+ * same for 4 KiB and for 1 TiB (the core's per-page arrays, 16 bytes per
+ * 4 KiB page, are allocated per child, when it is made), and one MR may
+ * cover the whole address space: implicit ODP, registered as start 0,
+ * length U64_MAX, iova 0 (mlx5's convention), which reaches every address
+ * below the owner's task_size; an address beyond it, or unmapped, fails
+ * like an unmapped address of an explicit MR. A huge-page MR
+ * (IB_ACCESS_HUGETLB) keeps one umem for its whole range as before: the
+ * core's children are 4 KiB-paged, and its arrays are 1/512 the size.
+ *
+ * In a translating umem (a child, or a huge-page MR's umem), rxe being a
+ * virtual-DMA device, dma_list[i] is the kernel address of umem page i
+ * with ODP_READ_ALLOWED_BIT / ODP_WRITE_ALLOWED_BIT in the low bits, and
  * an entry is valid only while those bits are set. pfn_list is not used:
  * hmm_range_fault() rewrites it without umem_mutex.
  *
+ * Children: struct rxe_odp_tree (the parent's ->private) holds them in an
+ * xarray keyed by chunk index (address >> tree->shift). A lookup
+ * takes no lock of rxe's (xa_load() is an RCU read): a child is published
+ * by xa_store() only once complete, and freed only by rxe_odp_mr_release()
+ * at MR cleanup, when the MR has no user left, so a looked-up child stays
+ * valid for as long as its user holds the MR. Creation takes the tree's
+ * child_mutex, looks again, allocates (GFP_KERNEL) and inserts the child's
+ * interval notifier, which may take mmap_lock; so it runs with no lock
+ * held, in process context or the rxe_wq worker, like a fault. A child
+ * translates nothing when made, so it needs no notifier sequence of its
+ * own before its first fault. Each child has its own umem_mutex, notifier
+ * and page-use bitmap (rxe_odp_young.c); no code holds two umem_mutexes.
+ * Children are not freed when fully invalidated (munmap): they are freed
+ * at deregistration. So none is made for a chunk of which nothing from
+ * the accessed address on is mapped (a VMA lookup before child_mutex):
+ * accesses to unmapped addresses fail without leaving memory behind.
+ * An access is split at child boundaries (and every RXE_ODP_MAX_CHUNK
+ * bytes), and fault-ahead stays within the child.
+ * The chunk is 2 MiB, provisional, not measured yet: a PMD, so a
+ * THP split, collapse or migration invalidates one child, and a first
+ * touch allocates 8 KiB of arrays plus ~0.4 KiB of child, in microseconds
+ * on the data path, where mlx5's 1 GiB children (a hardware table
+ * constraint) would allocate 4 MiB, ~10 ms, for a single page; a fully
+ * touched range costs what one umem over it cost (16 bytes per 4 KiB
+ * page) plus ~5%.
+ *
  * Lock order:
- *   mmap_lock  ->  umem_mutex  ->  atomic_ops_lock
- * rxe takes mmap_lock only while it holds no lock of its own: for read in
+ *   child_mutex  ->  mmap_lock  ->  umem_mutex  ->  atomic_ops_lock
+ * (the xarray's own xa_lock is only taken inside xa_store()/xa_destroy(),
+ * under child_mutex or at cleanup, and nests inside nothing else). rxe
+ * takes mmap_lock only while it holds no umem_mutex: for read in
+ * rxe_odp_child() (is the chunk mapped; before child_mutex),
  * ib_umem_odp_map_dma_and_lock() (every fault), in rxe_odp_fault_cause()
- * (after a failed fault) and in rxe_odp_prefetch_present() (its look at
- * the page tables); for write in mmu_notifier_get(), when
- * rxe_odp_young_attach() hooks a new MR into page aging. The faults made
- * under it may invalidate this very MR, which takes umem_mutex inside
- * mmap_lock as above. atomic_ops_lock (a spinlock of rxe_mr.c) is only
+ * (after a failed fault) and in rxe_odp_prefetch_present_child() (its look
+ * at the page tables); for write in mmu_notifier_get(), when
+ * rxe_odp_young_get() hooks a new MR's mm into page aging, and in
+ * mmu_interval_notifier_insert() for the first child of an mm, under
+ * child_mutex. The faults made under it may invalidate the child being
+ * faulted, which takes its umem_mutex inside mmap_lock as above; the
+ * invalidate callback never takes child_mutex. atomic_ops_lock (a spinlock of rxe_mr.c) is only
  * taken for the read-modify-write itself, by rxe_mr_atomic_op_page().
  * The rules are checked: a function that needs umem_mutex says
  * __must_hold() and lockdep_assert_held(), one that takes mmap_lock
@@ -38,8 +84,12 @@
  * rxe_odp.c does not retry a failed fault later itself: it returns
  * -EAGAIN and its caller applies the policy of its side.
  *
- * Invalidate contract: rxe_odp_invalidate() takes umem_mutex, bumps the
- * notifier sequence and clears every dma_list entry overlapping the range.
+ * Invalidate contract: each child (or huge-page umem) has its own interval
+ * notifier over its own range, so an invalidation of a range calls
+ * rxe_odp_invalidate() once for each existing child it overlaps, none for
+ * chunks without a child (they translate nothing). rxe_odp_invalidate()
+ * takes that umem's umem_mutex, bumps its notifier sequence and clears
+ * every dma_list entry overlapping the range.
  * Every access to an ODP page holds umem_mutex from the check that its
  * entry is valid until the access is over, so once the callback returns,
  * rxe no longer touches those pages and the kernel may free, move, swap
@@ -47,7 +97,8 @@
  * refused instead of sleeping on the mutex; the core retries later.
  *
  * Fault contract: rxe_odp_map_range_locked() is the one way to reach ODP
- * pages. Its caller takes umem_mutex and gets it back held, the range
+ * pages. Its caller looks up (or makes) the child of the range first,
+ * takes the child's umem_mutex and gets it back held, the range
  * valid for the access until it drops the mutex, or an error: -EAGAIN
  * (memory pressure: retry later) or -EFAULT (never going to work: fail
  * the access). It faults read-only for reads, so reading never breaks
@@ -69,13 +120,18 @@
  *
  * Page aging (rxe_odp_young.c): rxe reaches ODP pages through kmap, so the
  * owner's PTE accessed bits never show that rxe used them. Every access
- * marks its pages in a per-MR bitmap (rxe_odp_young_mark(), umem_mutex
- * held, atomic operations only), and a second notifier, one per mm, answers
- * reclaim's young callbacks from it. That notifier never takes umem_mutex
+ * marks its pages in its child's bitmap (rxe_odp_young_mark(), the child's
+ * umem_mutex held, atomic operations only), and a second notifier, one per
+ * mm, answers reclaim's young callbacks from it: each child's bitmap is a
+ * node of that notifier's interval tree, added when the child is made and
+ * removed before it is freed, so the answers stay per page. That notifier never takes umem_mutex
  * (it runs under page-table spinlocks) and changes no translation, so it
  * adds nothing to the lock order above and is independent of
- * rxe_odp_invalidate(). It is attached at registration and detached in
- * rxe_mr_cleanup() before the umem is released.
+ * rxe_odp_invalidate(). The MR takes its reference on the mm's notifier at
+ * registration and drops it in rxe_mr_cleanup() (rxe_odp_young_detach() ->
+ * rxe_odp_mr_release()), after its children, before the parent umem is
+ * released; that reference also keeps the owner's mm_struct allocated
+ * (the implicit parent holds none) for the children made later.
  */
 
 #include <linux/highmem.h>
@@ -148,9 +204,51 @@ static const char * const rxe_odp_stat_name[RXE_ODP_NUM_STATS] = {
 	[RXE_ODP_STAT_PAGES_PREFETCHED]	 = "odp_pages_prefetched",
 };
 
+/*
+ * Size of the chunk of the address space that one child translates, as a
+ * shift (provisional, see "Children" in the header): 2 MiB, a PMD. An MR
+ * keeps the value it was registered with.
+ */
+#define RXE_ODP_CHILD_SHIFT	21
+#define RXE_ODP_CHILD_SHIFT_MIN	16
+#define RXE_ODP_CHILD_SHIFT_MAX	30
+
+static unsigned int odp_child_shift = RXE_ODP_CHILD_SHIFT;
+module_param(odp_child_shift, uint, 0644);
+MODULE_PARM_DESC(odp_child_shift,
+		 "Testing: log2 of the address-space chunk one ODP child translates, for MRs registered from now on (16-30, default 21 = 2 MiB)");
+
+/* One translating umem: a child, or the whole umem of a huge-page MR */
+struct rxe_odp_child {
+	struct ib_umem_odp	*odp;
+	struct rxe_odp_young	*young;		/* its page-use bits */
+};
+
+/*
+ * Per ODP MR, at the parent umem's ->private (set once at registration;
+ * the children's ->private point here too, for the invalidate callback).
+ */
+struct rxe_odp_tree {
+	struct rxe_mr		*mr;
+	struct mutex		child_mutex;	/* serializes child creation */
+	struct xarray		children;	/* chunk index -> rxe_odp_child */
+	atomic_long_t		nr_children;
+	struct rxe_odp_child	single;		/* huge-page MR: its one umem */
+	struct rxe_odp_young_mm	*ymm;		/* aging notifier reference */
+	u64			start, end;	/* user VAs the MR reaches */
+	unsigned int		shift;		/* log2 of a child's chunk */
+	bool			implicit;
+};
+
+/* The MR's own umem: the parent, or the single umem of a huge-page MR */
 static inline struct ib_umem_odp *rxe_mr_odp(struct rxe_mr *mr)
 {
 	return to_ib_umem_odp(mr->umem);
+}
+
+static inline struct rxe_odp_tree *rxe_mr_tree(struct rxe_mr *mr)
+{
+	return rxe_mr_odp(mr)->private;
 }
 
 /*
@@ -195,6 +293,7 @@ static bool rxe_odp_invalidate(struct mmu_interval_notifier *mni,
 	struct ib_umem_odp *odp =
 		container_of(mni, struct ib_umem_odp, notifier);
 	unsigned long start, end;
+	struct rxe_odp_tree *tree;
 	struct rxe_mr *mr;
 	int mapped;
 
@@ -217,7 +316,9 @@ static bool rxe_odp_invalidate(struct mmu_interval_notifier *mni,
 	if (start < end)
 		ib_umem_odp_unmap_dma_pages(odp, start, end);
 
-	mr = odp->private;
+	/* NULL until the child or MR is published, and after release */
+	tree = odp->private;
+	mr = tree ? tree->mr : NULL;
 	rxe_odp_count(odp, mr, RXE_ODP_STAT_INVALIDATIONS, 1);
 	rxe_odp_count(odp, mr, RXE_ODP_STAT_PAGES_INVALIDATED,
 		      (u64)(mapped - odp->npages) <<
@@ -231,18 +332,151 @@ static const struct mmu_interval_notifier_ops rxe_odp_mn_ops = {
 	.invalidate = rxe_odp_invalidate,
 };
 
+/*
+ * The child translating @va of @tree. With @create, one is made if there
+ * is none: it covers the chunk of @va clipped to the MR, translates
+ * nothing yet, and is published in the xarray only once complete. Creation sleeps
+ * (GFP_KERNEL, the interval notifier insert may take mmap_lock), so the
+ * caller holds no lock; two creators of one child serialize on
+ * child_mutex. A lookup takes no lock: children are only freed by
+ * rxe_odp_mr_release(), when the MR has no user left.
+ *
+ * Returns the child; NULL when there is none and !@create; or
+ * ERR_PTR(-EAGAIN) (no memory now: retry later), ERR_PTR(-EFAULT) (@va
+ * is outside the MR or the owner's address space, or the owner's mm is
+ * gone), ERR_PTR(-ENOENT) (no child was made: nothing of the chunk from
+ * @va on is mapped, so an access at @va fails and nothing is present).
+ */
+static struct rxe_odp_child *rxe_odp_child(struct rxe_odp_tree *tree, u64 va,
+					   bool create)
+{
+	struct ib_umem_odp *parent = rxe_mr_odp(tree->mr);
+	struct mm_struct *mm = parent->umem.owning_mm;
+	unsigned long index = va >> tree->shift;
+	u64 size = BIT_ULL(tree->shift);
+	struct rxe_odp_child *child;
+	struct ib_umem_odp *odp;
+	u64 start, end;
+	bool mapped;
+	void *old;
+	int err;
+
+	/* prefetch and the data path checked the MR's range, not this */
+	if (va < tree->start || va >= tree->end)
+		return ERR_PTR(-EFAULT);
+	if (!parent->is_implicit_odp)
+		return &tree->single;
+
+	child = xa_load(&tree->children, index);
+	if (child || !create)
+		return child;
+
+	might_sleep();
+	start = max(ALIGN_DOWN(va, size), ALIGN_DOWN(tree->start, PAGE_SIZE));
+	end = min(ALIGN_DOWN(va, size) + size, ALIGN(tree->end, PAGE_SIZE));
+
+	/*
+	 * No child for a chunk of which nothing from @va on is mapped: the
+	 * access fails there anyway, and a child lives until deregistration,
+	 * so accesses to unmapped addresses (a peer probing an implicit rkey)
+	 * would grow kernel memory without bound. Our reference on the mm
+	 * also keeps the mmput() of ib_umem_odp_alloc_child() from being the
+	 * last one, which would tear the mm down here, under child_mutex.
+	 */
+	if (!mmget_not_zero(mm))
+		return ERR_PTR(-EFAULT);
+	mmap_read_lock(mm);
+	mapped = find_vma_intersection(mm, va, end);
+	mmap_read_unlock(mm);
+	if (!mapped) {
+		mmput_async(mm);
+		return ERR_PTR(-ENOENT);
+	}
+
+	mutex_lock(&tree->child_mutex);
+	child = xa_load(&tree->children, index);
+	if (child)
+		goto out_unlock;
+
+	err = -ENOMEM;
+	child = kzalloc(sizeof(*child), GFP_KERNEL);
+	if (!child)
+		goto out_err;
+
+	odp = ib_umem_odp_alloc_child(parent, start, end - start,
+				      &rxe_odp_mn_ops);
+	if (IS_ERR(odp)) {
+		err = PTR_ERR(odp);
+		goto out_free;
+	}
+	/* the notifier is live already: publish the tree to it under its lock */
+	rxe_odp_lock(odp);
+	odp->private = tree;
+	rxe_odp_unlock(odp);
+	child->odp = odp;
+
+	child->young = rxe_odp_young_add(tree->ymm, to_rdev(parent->umem.ibdev),
+					 start, end);
+	if (IS_ERR(child->young)) {
+		err = PTR_ERR(child->young);
+		goto out_release;
+	}
+
+	old = xa_store(&tree->children, index, child, GFP_KERNEL);
+	if (xa_is_err(old)) {
+		err = xa_err(old);
+		goto out_young;
+	}
+	atomic_long_inc(&tree->nr_children);
+
+out_unlock:
+	mutex_unlock(&tree->child_mutex);
+	mmput_async(mm);
+	return child;
+
+out_young:
+	rxe_odp_young_del(child->young);
+out_release:
+	ib_umem_odp_release(odp);
+out_free:
+	kfree(child);
+out_err:
+	mutex_unlock(&tree->child_mutex);
+	mmput_async(mm);
+	rxe_dbg_mr(tree->mr, "no child for va %#llx, err = %d\n", va, err);
+	return ERR_PTR(err == -ENOMEM ? -EAGAIN : -EFAULT);
+}
+
+/*
+ * The child of @mr for an access at @va, made if needed. No child for an
+ * unmapped chunk is a failed fault of the access: -EFAULT, counted.
+ */
+static struct rxe_odp_child *rxe_odp_access_child(struct rxe_mr *mr, u64 va)
+{
+	struct rxe_odp_child *child = rxe_odp_child(rxe_mr_tree(mr), va, true);
+
+	if (PTR_ERR_OR_ZERO(child) == -ENOENT) {
+		rxe_odp_count(rxe_mr_odp(mr), mr, RXE_ODP_STAT_FAULT_ERRORS, 1);
+		return ERR_PTR(-EFAULT);
+	}
+	return child;
+}
+
+/* Bytes of [@va, @va + @len) that @child translates, from @va on */
+static inline u64 rxe_odp_child_len(struct rxe_odp_child *child, u64 va,
+				    u64 len)
+{
+	return min_t(u64, len, ib_umem_end(child->odp) - va);
+}
+
 int rxe_odp_mr_init_user(struct rxe_dev *rxe, u64 start, u64 length,
 			 u64 iova, int access, struct rxe_mr *mr)
 {
+	bool implicit = !start && length == U64_MAX;
 	struct ib_umem_odp *odp;
+	struct rxe_odp_tree *tree;
 	u64 end;
 	int err;
-
-	/* Implicit ODP (the whole address space) is not implemented */
-	if (!start && length == U64_MAX) {
-		rxe_dbg_dev(rxe, "implicit ODP is not supported\n");
-		return -EOPNOTSUPP;
-	}
 
 	/*
 	 * Persistence needs the pages checked for pmem when registered,
@@ -256,24 +490,66 @@ int rxe_odp_mr_init_user(struct rxe_dev *rxe, u64 start, u64 length,
 	if (!length)
 		return -EINVAL;
 
+	/*
+	 * Implicit ODP (mlx5's convention): start 0, length U64_MAX, iova 0,
+	 * the whole address space of the owner, in 4 KiB pages.
+	 */
+	if (implicit && (iova || (access & IB_ACCESS_HUGETLB))) {
+		rxe_dbg_dev(rxe, "implicit ODP needs iova 0 and no HUGETLB\n");
+		return -EINVAL;
+	}
+
 	/* Every later iova check relies on these sums not wrapping */
-	if (check_add_overflow(start, length, &end) ||
-	    check_add_overflow(iova, length, &end))
+	if (!implicit &&
+	    (check_add_overflow(start, length, &end) ||
+	     check_add_overflow(iova, length, &end)))
 		return -EOVERFLOW;
 
 	rxe_mr_init(access, mr);
 
-	odp = ib_umem_odp_get(&rxe->ib_dev, start, length, access,
-			      &rxe_odp_mn_ops);
+	tree = kzalloc(sizeof(*tree), GFP_KERNEL);
+	if (!tree)
+		return -ENOMEM;
+	tree->mr = mr;
+	tree->implicit = implicit;
+	tree->shift = clamp(READ_ONCE(odp_child_shift), RXE_ODP_CHILD_SHIFT_MIN,
+			    RXE_ODP_CHILD_SHIFT_MAX);
+	tree->start = start;
+	/*
+	 * What lies beyond the owner's address space fails as unmapped
+	 * memory does; the clip also keeps child ranges from wrapping.
+	 */
+	tree->end = implicit ? current->mm->task_size :
+		    min(start + length, current->mm->task_size);
+	mutex_init(&tree->child_mutex);
+	xa_init(&tree->children);
+
+	/*
+	 * A huge-page MR keeps one umem for its whole range (the core's
+	 * children are 4 KiB-paged; its arrays are 1/512 of a 4 KiB one's),
+	 * every other MR an empty parent and children made on demand.
+	 */
+	if (access & IB_ACCESS_HUGETLB)
+		odp = ib_umem_odp_get(&rxe->ib_dev, start, length, access,
+				      &rxe_odp_mn_ops);
+	else
+		odp = ib_umem_odp_alloc_implicit(&rxe->ib_dev, access);
 	if (IS_ERR(odp)) {
-		rxe_dbg_mr(mr, "ib_umem_odp_get failed, err = %ld\n",
+		rxe_dbg_mr(mr, "ODP umem allocation failed, err = %ld\n",
 			   PTR_ERR(odp));
+		mutex_destroy(&tree->child_mutex);
+		kfree(tree);
 		return PTR_ERR(odp);
 	}
+	if (odp->is_implicit_odp) {
+		/* the parent has no range of its own: give it the MR's */
+		odp->umem.address = start;
+		odp->umem.length = length;
+	}
 
-	/* The notifier is live already: publish @mr to it under its lock */
+	/* The notifier may be live already: publish @tree under its lock */
 	rxe_odp_lock(odp);
-	odp->private = mr;
+	odp->private = tree;
 	rxe_odp_unlock(odp);
 
 	mr->umem = &odp->umem;
@@ -281,16 +557,69 @@ int rxe_odp_mr_init_user(struct rxe_dev *rxe, u64 start, u64 length,
 	mr->ibmr.length = length;
 	mr->ibmr.type = IB_MR_TYPE_USER;
 
-	/* on failure the caller's cleanup releases the umem */
-	err = rxe_odp_young_attach(mr);
-	if (err) {
+	/* on failure the caller's cleanup releases the tree and the umem */
+	tree->ymm = rxe_odp_young_get(odp->umem.owning_mm);
+	if (IS_ERR(tree->ymm)) {
+		err = PTR_ERR(tree->ymm);
+		tree->ymm = NULL;
 		rxe_dbg_mr(mr, "page aging attach failed, err = %d\n", err);
 		return err;
+	}
+	if (!odp->is_implicit_odp) {
+		tree->single.odp = odp;
+		tree->single.young = rxe_odp_young_add(tree->ymm, rxe,
+						       ib_umem_start(odp),
+						       ib_umem_end(odp));
+		if (IS_ERR(tree->single.young)) {
+			err = PTR_ERR(tree->single.young);
+			tree->single.young = NULL;
+			return err;
+		}
 	}
 
 	mr->state = RXE_MR_STATE_VALID;
 
 	return 0;
+}
+
+/*
+ * Free the children of an ODP MR, their aging records and the MR's
+ * reference on the aging notifier, at cleanup (process context, no
+ * user of the MR left, nothing held), before ib_umem_release() frees the
+ * parent. Each child's release unmaps it and removes its notifier, which
+ * waits for a running invalidation of it. Safe on any MR.
+ */
+void rxe_odp_mr_release(struct rxe_mr *mr)
+{
+	struct rxe_odp_child *child;
+	struct rxe_odp_tree *tree;
+	struct ib_umem_odp *odp;
+	unsigned long index;
+
+	if (!rxe_mr_is_odp(mr))
+		return;
+	odp = rxe_mr_odp(mr);
+	tree = odp->private;
+	if (!tree)
+		return;
+
+	xa_for_each(&tree->children, index, child) {
+		rxe_odp_young_del(child->young);
+		ib_umem_odp_release(child->odp);
+		kfree(child);
+		cond_resched();
+	}
+	xa_destroy(&tree->children);
+	rxe_odp_young_del(tree->single.young);
+	if (tree->ymm)
+		rxe_odp_young_put(tree->ymm);
+
+	/* a huge-page MR's notifier runs until ib_umem_release() */
+	rxe_odp_lock(odp);
+	odp->private = NULL;
+	rxe_odp_unlock(odp);
+	mutex_destroy(&tree->child_mutex);
+	kfree(tree);
 }
 
 /* Translate [iova, iova + length) of @mr to the owner's virtual address */
@@ -307,8 +636,17 @@ static int rxe_odp_iova_to_va(struct rxe_mr *mr, u64 iova, u64 length,
 		return -EINVAL;
 	}
 
-	/* Cannot wrap: umem address + length was checked at registration */
+	/*
+	 * Cannot wrap: umem address + length was checked at registration
+	 * (an implicit MR's iova is its address). The end may still lie past
+	 * the owner's address space, which only an implicit MR reaches.
+	 */
 	*va = mr->umem->address + (iova - mr->ibmr.iova);
+	if (*va + length > rxe_mr_tree(mr)->end) {
+		rxe_dbg_mr(mr, "va %#llx length %#llx past the address space\n",
+			   *va, length);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -406,6 +744,7 @@ static int rxe_odp_fault_failed(struct ib_umem_odp *odp, int err, u64 va,
 
 /*
  * rxe_odp_map_range_locked - make [@va, @va + @len) of @mr accessible
+ * @child: the child of @mr that translates the whole range
  * @write: the access writes, so the pages must be mapped writable
  * @prefetch: no access follows: count the pages as prefetched, not as
  *	faulted, and a failure not as a fault error of the data path
@@ -417,16 +756,17 @@ static int rxe_odp_fault_failed(struct ib_umem_odp *odp, int err, u64 va,
  * caller drops umem_mutex; -EAGAIN when the range could not be faulted in
  * now for memory pressure but may be later, or -EFAULT when it can never
  * be accessed (see rxe_odp_fault_failed()). When a fault is needed it also
- * covers up to odp_fault_ahead following pages of the MR that are not
+ * covers up to odp_fault_ahead following pages of the child that are not
  * mapped with the needed permission yet, so a stream of MTU-sized packets
  * does not fault once per packet.
  */
-static int rxe_odp_map_range_locked(struct rxe_mr *mr, u64 va,
+static int rxe_odp_map_range_locked(struct rxe_mr *mr,
+				    struct rxe_odp_child *child, u64 va,
 				    unsigned int len, bool write,
 				    bool prefetch)
-	__must_hold(&rxe_mr_odp(mr)->umem_mutex)
+	__must_hold(&child->odp->umem_mutex)
 {
-	struct ib_umem_odp *odp = rxe_mr_odp(mr);
+	struct ib_umem_odp *odp = child->odp;
 	u64 perm = ODP_READ_ALLOWED_BIT | (write ? ODP_WRITE_ALLOWED_BIT : 0);
 	unsigned int shift = odp->page_shift;
 	unsigned long first, last, need, idx, stop, max_idx, ahead;
@@ -546,13 +886,27 @@ out_err:
  */
 int rxe_odp_prefetch(struct rxe_mr *mr, u64 va, unsigned int len, bool write)
 {
-	struct ib_umem_odp *odp = rxe_mr_odp(mr);
-	int err;
+	struct rxe_odp_child *child;
+	unsigned int part;
+	int err = 0;
 
-	rxe_odp_lock(odp);
-	err = rxe_odp_map_range_locked(mr, va, len, write, true);
-	rxe_odp_unlock(odp);
-	return err;
+	while (len) {
+		child = rxe_odp_child(rxe_mr_tree(mr), va, true);
+		if (IS_ERR(child))
+			return PTR_ERR(child) == -ENOENT ? -EFAULT :
+							   PTR_ERR(child);
+		part = rxe_odp_child_len(child, va, len);
+
+		rxe_odp_lock(child->odp);
+		err = rxe_odp_map_range_locked(mr, child, va, part, write,
+					       true);
+		rxe_odp_unlock(child->odp);
+		if (err)
+			return err;
+		va += part;
+		len -= part;
+	}
+	return 0;
 }
 
 /* Umem pages in [@first, @last] that rxe can read now */
@@ -579,10 +933,11 @@ static unsigned long rxe_odp_count_mapped(struct ib_umem_odp *odp,
  * mapped as prefetched. A failure is not an error of the prefetch: the
  * pages may have been unmapped since the look.
  */
-static void rxe_odp_map_present(struct rxe_mr *mr, u64 va, u64 len,
+static void rxe_odp_map_present(struct rxe_mr *mr,
+				struct rxe_odp_child *child, u64 va, u64 len,
 				bool write)
 {
-	struct ib_umem_odp *odp = rxe_mr_odp(mr);
+	struct ib_umem_odp *odp = child->odp;
 	unsigned int shift = odp->page_shift;
 	unsigned long first, last, before, after;
 	u64 perm = ODP_READ_ALLOWED_BIT | (write ? ODP_WRITE_ALLOWED_BIT : 0);
@@ -614,7 +969,7 @@ static void rxe_odp_map_present(struct rxe_mr *mr, u64 va, u64 len,
 }
 
 /*
- * rxe_odp_prefetch_present - map what is present of [@va, @va + @len)
+ * Map what is present of [@va, @va + @len), which @child translates.
  *
  * Maps the pages of the range that the owner's page tables map now, with
  * the permission of their PTE (never more than the MR's), and faults
@@ -630,9 +985,11 @@ static void rxe_odp_map_present(struct rxe_mr *mr, u64 va, u64 len,
  *
  * Returns 0, -ENOMEM, -EAGAIN (memory pressure) or -EFAULT (a dead owner).
  */
-int rxe_odp_prefetch_present(struct rxe_mr *mr, u64 va, unsigned int len)
+static int rxe_odp_prefetch_present_child(struct rxe_mr *mr,
+					  struct rxe_odp_child *child,
+					  u64 va, unsigned int len)
 {
-	struct ib_umem_odp *odp = rxe_mr_odp(mr);
+	struct ib_umem_odp *odp = child->odp;
 	struct mm_struct *mm = odp->umem.owning_mm;
 	unsigned long step = 1UL << rxe_odp_subpage_shift(odp);
 	struct hmm_range range = {
@@ -682,7 +1039,8 @@ int rxe_odp_prefetch_present(struct rxe_mr *mr, u64 va, unsigned int len)
 		       write == (odp->umem.writable &&
 				 (pfns[j] & HMM_PFN_WRITE)))
 			j += step;
-		rxe_odp_map_present(mr, range.start + (i << PAGE_SHIFT),
+		rxe_odp_map_present(mr, child,
+				    range.start + (i << PAGE_SHIFT),
 				    (u64)(j - i) << PAGE_SHIFT, write);
 		cond_resched();
 	}
@@ -690,6 +1048,42 @@ int rxe_odp_prefetch_present(struct rxe_mr *mr, u64 va, unsigned int len)
 out_free:
 	kvfree(pfns);
 	return err;
+}
+
+/*
+ * rxe_odp_prefetch_present - map what is present of [@va, @va + @len)
+ *
+ * Maps the pages of the range that the owner's page tables map now, child
+ * by child (see rxe_odp_prefetch_present_child()). The caller checked the
+ * range against the MR.
+ */
+int rxe_odp_prefetch_present(struct rxe_mr *mr, u64 va, unsigned int len)
+{
+	unsigned int shift = rxe_mr_tree(mr)->shift;
+	struct rxe_odp_child *child;
+	unsigned int part;
+	int err;
+
+	while (len) {
+		child = rxe_odp_child(rxe_mr_tree(mr), va, true);
+		if (PTR_ERR_OR_ZERO(child) == -ENOENT) {
+			/* nothing mapped from @va to the chunk's end */
+			part = min_t(u64, len, BIT_ULL(shift) -
+				     (va & (BIT_ULL(shift) - 1)));
+			va += part;
+			len -= part;
+			continue;
+		}
+		if (IS_ERR(child))
+			return PTR_ERR(child);
+		part = rxe_odp_child_len(child, va, len);
+		err = rxe_odp_prefetch_present_child(mr, child, va, part);
+		if (err)
+			return err;
+		va += part;
+		len -= part;
+	}
+	return 0;
 }
 
 /* The 4 KiB page holding @va; its umem page must be mapped */
@@ -748,26 +1142,35 @@ static void rxe_odp_copy_locked(struct ib_umem_odp *odp, u64 va, void *addr,
 int rxe_odp_mr_copy(struct rxe_mr *mr, u64 iova, void *addr,
 		    unsigned int length, enum rxe_mr_copy_dir dir)
 {
-	struct ib_umem_odp *odp = rxe_mr_odp(mr);
 	bool write = dir == RXE_TO_MR_OBJ;
-	/*
-	 * rxe_mr_copy() checked [iova, iova + length) against the MR; the
-	 * sum cannot wrap: umem address + length was checked at registration
-	 */
-	u64 va = mr->umem->address + (iova - mr->ibmr.iova);
+	struct rxe_odp_child *child;
+	unsigned int chunk;
+	u64 va;
 	int err;
 
-	while (length) {
-		unsigned int chunk = min_t(unsigned int, length,
-					   RXE_ODP_MAX_CHUNK);
+	/*
+	 * rxe_mr_copy() checked [iova, iova + length) against the MR, but
+	 * not for wrapping, which an implicit MR's range allows
+	 */
+	if (rxe_odp_iova_to_va(mr, iova, length, &va))
+		return -EFAULT;
 
-		rxe_odp_lock(odp);
-		err = rxe_odp_map_range_locked(mr, va, chunk, write, false);
+	while (length) {
+		child = rxe_odp_access_child(mr, va);
+		if (IS_ERR(child))
+			return PTR_ERR(child);
+		chunk = rxe_odp_child_len(child, va,
+					  min_t(unsigned int, length,
+						RXE_ODP_MAX_CHUNK));
+
+		rxe_odp_lock(child->odp);
+		err = rxe_odp_map_range_locked(mr, child, va, chunk, write,
+					       false);
 		if (!err) {
-			rxe_odp_copy_locked(odp, va, addr, chunk, dir);
-			rxe_odp_young_mark(mr, va, chunk);
+			rxe_odp_copy_locked(child->odp, va, addr, chunk, dir);
+			rxe_odp_young_mark(child->odp, child->young, va, chunk);
 		}
-		rxe_odp_unlock(odp);
+		rxe_odp_unlock(child->odp);
 		if (err)
 			return err;
 
@@ -780,19 +1183,15 @@ int rxe_odp_mr_copy(struct rxe_mr *mr, u64 iova, void *addr,
 }
 
 /*
- * Map the 8 bytes at @iova of @mr writable for an atomic access. Returns
- * RESPST_NONE with *@va and *@page set, or the responder's error:
- * RESPST_ERR_ODP_RNR when the page may be faulted in later, so the
- * requester retries instead of the QP failing.
+ * Find the child holding the 8 bytes at @iova of @mr for an atomic access
+ * (never two: they are aligned). Returns RESPST_NONE with *@va and *@child
+ * set, or the responder's error: RESPST_ERR_ODP_RNR when the child could
+ * not be allocated now, so the requester retries.
  */
-static enum resp_states rxe_odp_atomic_map(struct rxe_mr *mr, u64 iova,
-					   u64 *va, struct page **page)
-	__must_hold(&rxe_mr_odp(mr)->umem_mutex)
+static enum resp_states rxe_odp_atomic_child(struct rxe_mr *mr, u64 iova,
+					     u64 *va,
+					     struct rxe_odp_child **child)
 {
-	int err;
-
-	lockdep_assert_held(&rxe_mr_odp(mr)->umem_mutex);
-
 	/* See IBA oA19-28 */
 	if (rxe_odp_iova_to_va(mr, iova, sizeof(u64), va))
 		return RESPST_ERR_RKEY_VIOLATION;
@@ -803,41 +1202,69 @@ static enum resp_states rxe_odp_atomic_map(struct rxe_mr *mr, u64 iova,
 		return RESPST_ERR_MISALIGNED_ATOMIC;
 	}
 
-	err = rxe_odp_map_range_locked(mr, *va, sizeof(u64), true, false);
+	*child = rxe_odp_access_child(mr, *va);
+	if (IS_ERR(*child))
+		return PTR_ERR(*child) == -EAGAIN ? RESPST_ERR_ODP_RNR :
+						    RESPST_ERR_RKEY_VIOLATION;
+	return RESPST_NONE;
+}
+
+/*
+ * Map the 8 bytes at @va of @child writable for an atomic access. Returns
+ * RESPST_NONE with *@page set, or the responder's error:
+ * RESPST_ERR_ODP_RNR when the page may be faulted in later, so the
+ * requester retries instead of the QP failing.
+ */
+static enum resp_states rxe_odp_atomic_map(struct rxe_mr *mr,
+					   struct rxe_odp_child *child,
+					   u64 va, struct page **page)
+	__must_hold(&child->odp->umem_mutex)
+{
+	int err;
+
+	lockdep_assert_held(&child->odp->umem_mutex);
+
+	err = rxe_odp_map_range_locked(mr, child, va, sizeof(u64), true,
+				       false);
 	if (err)
 		return err == -EAGAIN ? RESPST_ERR_ODP_RNR :
 					RESPST_ERR_RKEY_VIOLATION;
 
-	*page = rxe_odp_va_to_page(rxe_mr_odp(mr), *va);
+	*page = rxe_odp_va_to_page(child->odp, va);
 	return RESPST_NONE;
 }
 
 /* rxe wrote the 8 bytes at @va through @page (see rxe_odp_copy_locked()) */
-static void rxe_odp_atomic_done(struct rxe_mr *mr, u64 va, struct page *page)
-	__must_hold(&rxe_mr_odp(mr)->umem_mutex)
+static void rxe_odp_atomic_done(struct rxe_odp_child *child, u64 va,
+				struct page *page)
+	__must_hold(&child->odp->umem_mutex)
 {
-	lockdep_assert_held(&rxe_mr_odp(mr)->umem_mutex);
+	lockdep_assert_held(&child->odp->umem_mutex);
 	set_page_dirty(page);
-	rxe_odp_young_mark(mr, va, sizeof(u64));
+	rxe_odp_young_mark(child->odp, child->young, va, sizeof(u64));
 }
 
 /* Returns a resp_states value, as rxe_mr_do_atomic_op() does */
 int rxe_odp_atomic_op(struct rxe_mr *mr, u64 iova, int opcode,
 		      u64 compare, u64 swap_add, u64 *orig_val)
 {
-	struct ib_umem_odp *odp = rxe_mr_odp(mr);
+	struct rxe_odp_child *child;
 	enum resp_states err;
 	struct page *page;
 	u64 va;
 
-	rxe_odp_lock(odp);
-	err = rxe_odp_atomic_map(mr, iova, &va, &page);
+	err = rxe_odp_atomic_child(mr, iova, &va, &child);
+	if (err)
+		return err;
+
+	rxe_odp_lock(child->odp);
+	err = rxe_odp_atomic_map(mr, child, va, &page);
 	if (!err) {
 		*orig_val = rxe_mr_atomic_op_page(page, offset_in_page(va),
 						  opcode, compare, swap_add);
-		rxe_odp_atomic_done(mr, va, page);
+		rxe_odp_atomic_done(child, va, page);
 	}
-	rxe_odp_unlock(odp);
+	rxe_odp_unlock(child->odp);
 
 	return err;
 }
@@ -846,21 +1273,25 @@ int rxe_odp_atomic_op(struct rxe_mr *mr, u64 iova, int opcode,
 /* Returns a resp_states value, as rxe_mr_do_atomic_write() does */
 int rxe_odp_atomic_write(struct rxe_mr *mr, u64 iova, u64 value)
 {
-	struct ib_umem_odp *odp = rxe_mr_odp(mr);
+	struct rxe_odp_child *child;
 	enum resp_states err;
 	struct page *page;
 	u64 va, *kaddr;
 
-	rxe_odp_lock(odp);
-	err = rxe_odp_atomic_map(mr, iova, &va, &page);
+	err = rxe_odp_atomic_child(mr, iova, &va, &child);
+	if (err)
+		return err;
+
+	rxe_odp_lock(child->odp);
+	err = rxe_odp_atomic_map(mr, child, va, &page);
 	if (!err) {
 		kaddr = kmap_local_page(page);
 		/* Do atomic write after all prior operations have completed */
 		smp_store_release(&kaddr[offset_in_page(va) >> 3], value);
 		kunmap_local(kaddr);
-		rxe_odp_atomic_done(mr, va, page);
+		rxe_odp_atomic_done(child, va, page);
 	}
-	rxe_odp_unlock(odp);
+	rxe_odp_unlock(child->odp);
 
 	return err;
 }
@@ -883,7 +1314,9 @@ int rxe_odp_atomic_write(struct rxe_mr *mr, u64 iova, u64 value)
  */
 int rxe_odp_flush_pmem_iova(struct rxe_mr *mr, u64 iova, unsigned int length)
 {
-	struct ib_umem_odp *odp = rxe_mr_odp(mr);
+	struct rxe_odp_child *child;
+	struct ib_umem_odp *odp;
+	unsigned int chunk;
 	u64 va;
 	int err;
 
@@ -892,9 +1325,25 @@ int rxe_odp_flush_pmem_iova(struct rxe_mr *mr, u64 iova, unsigned int length)
 		return err;
 
 	while (length) {
-		unsigned int chunk = min_t(unsigned int, length,
-					   RXE_ODP_MAX_CHUNK);
-		u64 end = va + chunk;
+		u64 end;
+
+		/* no child: nothing of its chunk was ever reachable */
+		child = rxe_odp_child(rxe_mr_tree(mr), va, false);
+		if (IS_ERR(child))
+			return PTR_ERR(child);
+		if (!child) {
+			chunk = min_t(u64, length,
+				      BIT_ULL(rxe_mr_tree(mr)->shift) -
+				      (va & (BIT_ULL(rxe_mr_tree(mr)->shift) - 1)));
+			va += chunk;
+			length -= chunk;
+			continue;
+		}
+		odp = child->odp;
+		chunk = rxe_odp_child_len(child, va,
+					  min_t(unsigned int, length,
+						RXE_ODP_MAX_CHUNK));
+		end = va + chunk;
 
 		rxe_odp_lock(odp);
 		while (va < end) {
@@ -925,24 +1374,39 @@ int rxe_odp_flush_pmem_iova(struct rxe_mr *mr, u64 iova, unsigned int length)
 int rxe_odp_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 {
 	struct rxe_mr *mr = to_rmr(ibmr);
-	struct ib_umem_odp *odp;
-	struct nlattr *table;
+	struct rxe_odp_child *child;
+	struct rxe_odp_tree *tree;
+	unsigned long index;
+	u64 mapped = 0;
 	int i;
+	struct nlattr *table;
 
-	if (!rxe_mr_is_odp(mr))
+	if (!rxe_mr_is_odp(mr) || !rxe_mr_tree(mr))
 		return 0;
-	odp = rxe_mr_odp(mr);
+	tree = rxe_mr_tree(mr);
+
+	/*
+	 * A snapshot; umem_mutex is not needed for racy reads, and the
+	 * children live as long as the MR (xa_for_each() takes the RCU
+	 * read lock for its walk)
+	 */
+	if (tree->single.odp)
+		mapped = (u64)READ_ONCE(tree->single.odp->npages) <<
+			 rxe_odp_subpage_shift(tree->single.odp);
+	xa_for_each(&tree->children, index, child)
+		mapped += READ_ONCE(child->odp->npages);
 
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!table)
 		return -EMSGSIZE;
 
-	if (rdma_nl_put_driver_string(msg, "odp", "explicit"))
+	if (rdma_nl_put_driver_string(msg, "odp",
+				      tree->implicit ? "implicit" : "explicit"))
 		goto err;
-	/* a snapshot; umem_mutex is not needed for one racy read */
-	if (rdma_nl_put_driver_u64(msg, "odp_mapped_pages",
-				   (u64)READ_ONCE(odp->npages) <<
-				   rxe_odp_subpage_shift(odp)))
+	if (rdma_nl_put_driver_u64(msg, "odp_mapped_pages", mapped))
+		goto err;
+	if (rdma_nl_put_driver_u64(msg, "odp_children",
+				   atomic_long_read(&tree->nr_children)))
 		goto err;
 	for (i = 0; i < RXE_ODP_NUM_STATS; i++)
 		if (rdma_nl_put_driver_u64(msg, rxe_odp_stat_name[i],

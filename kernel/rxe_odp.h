@@ -12,6 +12,7 @@ struct rxe_mr;
 #ifdef CONFIG_INFINIBAND_ON_DEMAND_PAGING
 int rxe_odp_prefetch(struct rxe_mr *mr, u64 va, unsigned int len, bool write);
 int rxe_odp_prefetch_present(struct rxe_mr *mr, u64 va, unsigned int len);
+void rxe_odp_mr_release(struct rxe_mr *mr);
 #endif /* CONFIG_INFINIBAND_ON_DEMAND_PAGING */
 
 #endif /* RXE_ODP_H */

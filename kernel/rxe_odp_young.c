@@ -11,12 +11,15 @@
  * let a secondary MMU add its own use to the kernel's: this file answers
  * them for rxe. KVM is the other user of these callbacks.
  *
- * What: every ODP MR carries a bitmap with one bit per 4 KiB page of its
- * umem range, set by rxe_odp_young_mark() when rxe copies to or from the
- * page or does an atomic on it. Each mm that owns ODP MRs on rxe has one
+ * What: every translating umem of an ODP MR (each child, made on the
+ * first use of its chunk, or the one umem of a huge-page MR; see
+ * rxe_odp.c) carries a bitmap with one bit per 4 KiB page of its range,
+ * set by rxe_odp_young_mark() when rxe copies to or from the page or does
+ * an atomic on it. Each mm that owns ODP MRs on rxe has one
  * struct rxe_odp_young_mm (an mmu_notifier from mmu_notifier_get(), so
- * the core finds or creates it per (ops, mm)), holding those MRs in an
- * interval tree keyed by their user address range. The callbacks answer
+ * the core finds or creates it per (ops, mm)), holding those bitmaps
+ * (struct rxe_odp_young, one per child; "MR" below means such a node) in
+ * an interval tree keyed by their user address range. The callbacks answer
  * for [start, end):
  *   clear_young, clear_flush_young: true if any bit of an MR overlapping
  *     the range is set; those bits are cleared, so the next question is
@@ -56,17 +59,21 @@
  * translation.
  *
  * Lifetime:
- *   rxe_odp_young_attach(), at ODP MR registration (process context, the
+ *   rxe_odp_young_get(), at ODP MR registration (process context, the
  *   owner's mm, nothing held): mmu_notifier_get() takes mmap_lock for
  *   write, returns the mm's notifier with a new reference (allocating and
- *   registering it on first use), then the MR is inserted into its tree.
- *   rxe_odp_young_detach(), at MR cleanup (process context, before
- *   ib_umem_release()): the MR leaves the tree under ymm->lock, so no
- *   callback can reach its bitmap or its device afterwards; its set bits
- *   leave nr_young, its reference is put with mmu_notifier_put(), and the
- *   bitmap is freed. After the last put the core unhooks the notifier and
- *   frees it from an SRCU callback through ->free_notifier(); module exit
- *   waits for those with mmu_notifier_synchronize().
+ *   registering it on first use), which the MR keeps until cleanup.
+ *   rxe_odp_young_add(), when a child is made (process context or the
+ *   rxe_wq worker, under the MR's child_mutex, no umem_mutex): its bitmap
+ *   is allocated and inserted into the tree.
+ *   rxe_odp_young_del(), at MR cleanup (process context, before the
+ *   child's umem is released): the node leaves the tree under ymm->lock,
+ *   so no callback can reach its bitmap or its device afterwards; its set
+ *   bits leave nr_young and the bitmap is freed. Then the MR's reference
+ *   is put with rxe_odp_young_put() (mmu_notifier_put()). After the last
+ *   put the core unhooks the notifier and frees it from an SRCU callback
+ *   through ->free_notifier(); module exit waits for those with
+ *   mmu_notifier_synchronize().
  *   The notifier has no ->release: it owns no mapping of the mm (the
  *   translations belong to the interval notifiers of the umems, which the
  *   core invalidates with MMU_NOTIFY_RELEASE at exit), and the get/put
@@ -81,16 +88,17 @@
  *   `rdma link delete` races with reclaim.
  *
  * Locks and contexts:
- *   ymm->lock (spinlock) protects the tree. Attach and detach
- *   take it in process context, the callbacks under the core's SRCU read
+ *   ymm->lock (spinlock) protects the tree. rxe_odp_young_add() and
+ *   rxe_odp_young_del() take it in process context or the rxe_wq worker
+ *   (a child made on the data path), the callbacks under the core's SRCU read
  *   lock and usually a page-table spinlock: rmap walk
  *   (folio_referenced_one), MGLRU look-around and page-table walk,
  *   page_idle, DAMON, khugepaged - never from an interrupt. Nothing is
  *   allocated or waited for under it, and it nests inside nothing of
  *   rxe's. The callbacks must not sleep or take a mutex: they use this
  *   spinlock and atomic operations only.
- *   rxe_odp_young_mark() runs on the data path with the MR's umem_mutex
- *   held (rxe_odp.c); it takes no lock, only atomic operations on the
+ *   rxe_odp_young_mark() runs on the data path with the child's
+ *   umem_mutex held (rxe_odp.c); it takes no lock, only atomic operations on the
  *   bits, nr_young and the young span.
  *
  * Relation to the invalidate path (rxe_odp.c): rxe_odp_invalidate() is an
@@ -116,6 +124,7 @@
 
 #include "rxe.h"
 #include "rxe_loc.h"
+#include "rxe_odp.h"
 #include "rxe_odp_young.h"
 
 static bool odp_aging = true;
@@ -312,64 +321,76 @@ static const struct mmu_notifier_ops rxe_odp_young_ops = {
 };
 
 /*
- * Hook an ODP MR into its mm's aging notifier. Process context of the
- * registering task, no lock held (mmu_notifier_get() takes mmap_lock).
+ * The aging notifier of @mm, with a new reference, created on first use.
+ * Process context of the registering task, no lock held
+ * (mmu_notifier_get() takes mmap_lock for write).
  */
-int rxe_odp_young_attach(struct rxe_mr *mr)
+struct rxe_odp_young_mm *rxe_odp_young_get(struct mm_struct *mm)
 {
-	struct ib_umem_odp *odp = to_ib_umem_odp(mr->umem);
-	struct mm_struct *mm = odp->umem.owning_mm;
-	unsigned long start = ib_umem_start(odp);
-	unsigned long end = ib_umem_end(odp);
-	struct rxe_odp_young_mm *ymm;
-	struct rxe_odp_young *y;
 	struct mmu_notifier *mn;
 
-	/* mmu_notifier_get() takes mmap_lock, which comes before umem_mutex */
-	lockdep_assert_not_held(&odp->umem_mutex);
-
 	/* registering a notifier needs a live mm: the caller's own */
-	if (mm != current->mm || end <= start)
-		return -EINVAL;
+	if (mm != current->mm)
+		return ERR_PTR(-EINVAL);
+
+	mn = mmu_notifier_get(&rxe_odp_young_ops, mm);
+	if (IS_ERR(mn))
+		return ERR_CAST(mn);
+	return to_ymm(mn);
+}
+
+/* Drop the reference of rxe_odp_young_get(); no record may be left */
+void rxe_odp_young_put(struct rxe_odp_young_mm *ymm)
+{
+	mmu_notifier_put(&ymm->mn);
+}
+
+/*
+ * Track the use of the user range [@start, @end) of one translating umem
+ * (an ODP MR's child, or the whole umem of a huge-page MR) for aging.
+ * May sleep: process context or the rxe_wq worker, no spinlock and no
+ * umem_mutex held (the bitmap is allocated with GFP_KERNEL, and reclaim
+ * may invalidate). The caller holds a reference on @ymm.
+ */
+struct rxe_odp_young *rxe_odp_young_add(struct rxe_odp_young_mm *ymm,
+					struct rxe_dev *rxe,
+					unsigned long start,
+					unsigned long end)
+{
+	struct rxe_odp_young *y;
+
+	might_sleep();
+	if (end <= start)
+		return ERR_PTR(-EINVAL);
 
 	y = kvzalloc(struct_size(y, bits,
 				 BITS_TO_LONGS((end - start) >> PAGE_SHIFT)),
 		     GFP_KERNEL);
 	if (!y)
-		return -ENOMEM;
-	y->rxe = to_rdev(odp->umem.ibdev);
+		return ERR_PTR(-ENOMEM);
+	y->rxe = rxe;
 	y->it.start = start;
 	y->it.last = end - 1;
-
-	mn = mmu_notifier_get(&rxe_odp_young_ops, mm);
-	if (IS_ERR(mn)) {
-		kvfree(y);
-		return PTR_ERR(mn);
-	}
-	ymm = to_ymm(mn);
 	y->ymm = ymm;
 
 	spin_lock(&ymm->lock);
 	interval_tree_insert(&y->it, &ymm->tree);
 	spin_unlock(&ymm->lock);
 
-	mr->odp_young = y;
-	return 0;
+	return y;
 }
 
 /*
- * Unhook an ODP MR at cleanup, when no data-path user of it is left.
- * Safe on an MR whose attach failed or never ran.
+ * Stop tracking a range, when no data-path user of its umem is left
+ * (MR cleanup). Safe on NULL.
  */
-void rxe_odp_young_detach(struct rxe_mr *mr)
+void rxe_odp_young_del(struct rxe_odp_young *y)
 {
-	struct rxe_odp_young *y = mr->odp_young;
 	struct rxe_odp_young_mm *ymm;
 	unsigned long w, nwords, marked = 0;
 
 	if (!y)
 		return;
-	mr->odp_young = NULL;
 	ymm = y->ymm;
 
 	spin_lock(&ymm->lock);
@@ -383,24 +404,35 @@ void rxe_odp_young_detach(struct rxe_mr *mr)
 	if (marked && !atomic_long_sub_return(marked, &ymm->nr_young))
 		rxe_odp_young_empty(ymm);
 
-	mmu_notifier_put(&ymm->mn);
 	kvfree(y);
 }
 
 /*
- * rxe accessed [va, va + len) of @mr's user range. Data path, umem_mutex
- * held: no sleeping. A word whose bits are all set already is only read,
- * so pages in steady use do not bounce the bitmap's cache lines between
- * CPUs, and nr_young changes once per page and aging pass.
+ * rxe_mr_cleanup()'s hook for ODP MRs (it runs before ib_umem_release()):
+ * the children of the MR and their aging records go first, then the MR's
+ * reference on its aging notifier (rxe_odp_mr_release() in rxe_odp.c).
+ * Safe on any MR.
  */
-void rxe_odp_young_mark(struct rxe_mr *mr, u64 va, u64 len)
-	__must_hold(&to_ib_umem_odp(mr->umem)->umem_mutex)
+void rxe_odp_young_detach(struct rxe_mr *mr)
 {
-	struct rxe_odp_young *y = mr->odp_young;
+	rxe_odp_mr_release(mr);
+}
+
+/*
+ * rxe accessed [va, va + len) of the range of @y, translated by @odp.
+ * Data path, umem_mutex of @odp held: no sleeping. A word whose bits are
+ * all set already is only read, so pages in steady use do not bounce the
+ * bitmap's cache lines between CPUs, and nr_young changes once per page
+ * and aging pass.
+ */
+void rxe_odp_young_mark(struct ib_umem_odp *odp, struct rxe_odp_young *y,
+			u64 va, u64 len)
+	__must_hold(&odp->umem_mutex)
+{
 	unsigned long w, first, last, mask, old, added = 0;
 	u64 end;
 
-	lockdep_assert_held(&to_ib_umem_odp(mr->umem)->umem_mutex);
+	lockdep_assert_held(&odp->umem_mutex);
 	if (!y || !len || !READ_ONCE(odp_aging))
 		return;
 	if (check_add_overflow(va, len, &end) || va < y->it.start ||

@@ -9,23 +9,26 @@
 #define RXE_ODP_YOUNG_H
 
 struct rxe_mr;
+struct rxe_dev;
+struct mm_struct;
+struct ib_umem_odp;
+struct rxe_odp_young;
+struct rxe_odp_young_mm;
 
 #ifdef CONFIG_INFINIBAND_ON_DEMAND_PAGING
-int rxe_odp_young_attach(struct rxe_mr *mr);
+struct rxe_odp_young_mm *rxe_odp_young_get(struct mm_struct *mm);
+void rxe_odp_young_put(struct rxe_odp_young_mm *ymm);
+struct rxe_odp_young *rxe_odp_young_add(struct rxe_odp_young_mm *ymm,
+					struct rxe_dev *rxe,
+					unsigned long start,
+					unsigned long end);
+void rxe_odp_young_del(struct rxe_odp_young *y);
 void rxe_odp_young_detach(struct rxe_mr *mr);
-void rxe_odp_young_mark(struct rxe_mr *mr, u64 va, u64 len);
+void rxe_odp_young_mark(struct ib_umem_odp *odp, struct rxe_odp_young *y,
+			u64 va, u64 len);
 void rxe_odp_young_exit(void);
 #else
-static inline int rxe_odp_young_attach(struct rxe_mr *mr)
-{
-	return -EOPNOTSUPP;
-}
-
 static inline void rxe_odp_young_detach(struct rxe_mr *mr)
-{
-}
-
-static inline void rxe_odp_young_mark(struct rxe_mr *mr, u64 va, u64 len)
 {
 }
 

@@ -17,7 +17,8 @@ res=$PYV_RES
 bad=0
 # The ODP tests the capabilities allow must have run and passed.
 for t in rc_traffic rc_atomic_cmp_and_swp rc_atomic_fetch_and_add rc_rdma_read \
-	rc_rdma_write ud_traffic rc_srq_traffic rc_huge_traffic rc_huge_user_addr_traffic; do
+	rc_rdma_write ud_traffic rc_srq_traffic rc_huge_traffic rc_huge_user_addr_traffic \
+	implicit_rc_traffic; do
 	id=tests.test_odp.OdpTestCase.test_odp_$t
 	line=$(grep -m1 " $id\( \|$\)" "$res") || { echo "MISSING: $id did not run"; bad=1; continue; }
 	case "$line" in

@@ -9,7 +9,7 @@
 # Then rdma-core 44's four prefetch tests of test_odp (sync, async,
 # NO_FAULT sync and async), which skip without the library ("not
 # supported"), must pass with it; every test_odp prefetch test's result is
-# printed (the implicit-ODP ones skip: rxe has no implicit ODP).
+# printed, and the two implicit-ODP ones must pass with it too.
 source "$TOP/tests/lib/guest.sh"
 source "$TOP/tests/lib/pyverbs.sh"
 
@@ -61,7 +61,8 @@ echo "== with LD_PRELOAD=$SHIM:"
 cat /tmp/pf-shim.res
 bad=0
 for t in sync_prefetch_rc_traffic async_prefetch_rc_traffic prefetch_sync_no_page_fault_rc_traffic \
-	prefetch_async_no_page_fault_rc_traffic; do
+	prefetch_async_no_page_fault_rc_traffic implicit_sync_prefetch_rc_traffic \
+	implicit_async_prefetch_rc_traffic; do
 	id=tests.test_odp.OdpTestCase.test_odp_$t
 	line=$(grep -m1 " $id\( \|$\)" /tmp/pf-shim.res) || { echo "MISSING: $id"; bad=1; continue; }
 	case "$line" in

@@ -6,7 +6,7 @@
  * harness's: T_SKIP a SKIP() with the function's reason, T_FAIL a failed
  * assertion.  Part of main.c's translation unit (#included there). */
 
-ST_TEST(caps, "device advertises general ODP, RC SEND/RECV/WRITE/READ/ATOMIC/SRQ/FLUSH/ATOMIC_WRITE, UD SEND/RECV/SRQ, no implicit")
+ST_TEST(caps, "device advertises general ODP, RC SEND/RECV/WRITE/READ/ATOMIC/SRQ/FLUSH/ATOMIC_WRITE, UD SEND/RECV/SRQ, implicit")
 {
 	BODY(t_caps);
 }
@@ -19,11 +19,6 @@ ST_TEST(reg_refused_no_caps, "without ODP caps, ODP registration fails with EOPN
 ST_TEST(reg_iova, "ODP MR via ibv_reg_mr_iova (iova != VA): remote and local addressing use the iova")
 {
 	BODY(t_reg_iova);
-}
-
-ST_TEST(reg_implicit_refused, "implicit ODP (addr 0, SIZE_MAX) is refused with a clear errno")
-{
-	BODY(t_reg_implicit_refused);
 }
 
 ST_TEST(reg_overflow_refused, "iova + length wrapping 2^64 is refused at registration")
@@ -284,6 +279,26 @@ ST_TEST(prefetch_race, "prefetches racing munmap and dereg, and a process exitin
 ST_TEST(prefetch_errors, "advise_mr errors: bad lkey, pinned MR, other PD, read-only MR, out of range, overflow, bad advice/flags")
 {
 	BODY(t_prefetch_errors);
+}
+
+ST_TEST(reg_size, "ODP registration of untouched MAP_NORESERVE memory does not grow with the size, 4 KiB .. 1 TiB (9 each, interleaved; fastest within 10x; the <= 2 goal is bench reg)")
+{
+	BODY(t_reg_size);
+}
+
+ST_TEST(implicit_rdma, "implicit ODP MR: WRITE, READ, SEND/RECV, atomics with its lkey and rkey only; children and mapped pages shown; unmapped address = remote access error")
+{
+	BODY(t_implicit_rdma);
+}
+
+ST_TEST(implicit_local_err, "implicit ODP MR: an lkey on an unmapped address completes with a local protection error")
+{
+	BODY(t_implicit_local_err);
+}
+
+ST_TEST(implicit_edges, "registration edges (length 0, SIZE_MAX at an address, wrapping range, implicit with iova) refused; 16 implicit MRs in one process")
+{
+	BODY(t_implicit_edges);
 }
 
 ST_TEST(perm_transient, "odp_fail_faults on a truncated file's MR: one RNR NAK / retry per failure, then the real outcome")

@@ -2,9 +2,11 @@
  * restrack attributes, read over RDMA netlink by mrc_read()), where the
  * driver's behaviour is exact:
  *   - a fault maps the pages the access needs plus up to odp_fault_ahead
- *     following unmapped pages of the MR (never past its end): each page
- *     faulted is counted once in odp_pages_faulted, each fault once in
- *     odp_faults;
+ *     following unmapped pages of the MR (never past its end, nor past the
+ *     chunk of its child, 1 << odp_child_shift bytes: the ODP buffer is
+ *     placed inside one chunk so that only the MR's end can cut a fault
+ *     short): each page faulted is counted once in odp_pages_faulted, each
+ *     fault once in odp_faults;
  *   - an invalidation counts 1 in odp_invalidations and the pages it
  *     unmapped in odp_pages_invalidated; MADV_DONTNEED of a range in one
  *     VMA is one invalidation, and breaking COW of a page is one;
@@ -26,10 +28,16 @@ struct ex {
 
 static void ex_make(struct __test_metadata *_metadata, struct env *e, struct ex *x, size_t n)
 {
+	long long shift = rxe_param("odp_child_shift");
+	size_t chunk = e->page;
+
+	/* aligned to the driver's chunk, so the MR lies in one child */
+	if (shift > 0 && shift < 40 && (1ULL << shift) >= n * e->page)
+		chunk = (size_t)1 << shift;
 	memset(x, 0, sizeof(*x));
 	x->n = n;
 	x->len = n * e->page;
-	x->odp = map_anon(x->len, e->page);
+	x->odp = map_anon(x->len, chunk);
 	x->pin = map_anon(x->len, e->page);
 	ASSERT_TRUE(x->odp && x->pin);
 	ASSERT_EQ(0, madvise(x->odp, x->len, MADV_NOHUGEPAGE));

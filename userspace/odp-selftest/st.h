@@ -33,7 +33,6 @@ struct env {
 int t_caps(struct env *e);
 int t_reg_refused_no_caps(struct env *e);
 int t_reg_iova(struct env *e);
-int t_reg_implicit_refused(struct env *e);
 int t_reg_overflow_refused(struct env *e);
 int t_rereg_odp_toggle_refused(struct env *e);
 int t_reg_hugetlb(struct env *e);
@@ -91,6 +90,12 @@ int t_prefetch_write_cow(struct env *e);
 int t_prefetch_async(struct env *e);
 int t_prefetch_race(struct env *e);
 int t_prefetch_errors(struct env *e);
+
+/* implicit.c: lazy translation in children, implicit ODP */
+int t_reg_size(struct env *e);
+int t_implicit_rdma(struct env *e);
+int t_implicit_local_err(struct env *e);
+int t_implicit_edges(struct env *e);
 
 /* Case functions return T_PASS, T_FAIL (after "# ..." lines saying why) or
  * T_SKIP (with the reason in e->reason); cases.c hands that to the harness.
@@ -189,6 +194,8 @@ int mrc_read(struct env *e, struct ibv_mr *mr, struct mrc *c);
 void mrc_diag(const char *what, const struct mrc *a, const struct mrc *b);
 /* /sys/module/rdma_rxe/parameters/NAME, or -1 */
 long long rxe_param(const char *name);
+/* children of the driver that [p, p + len) overlaps (1 without children) */
+long chunks_spanned(const void *p, size_t len);
 int mr_count(const char *dev);                   /* rdma resource show; -1 on error */
 long resident_pages(void *addr, size_t len);     /* via mincore; -1 on error */
 uint64_t pfn_of(void *addr);                     /* /proc/self/pagemap; 0 = not present/unknown */

@@ -102,6 +102,21 @@ long long rxe_param(const char *name)
 	return file_number(path);
 }
 
+/* How many of the driver's children (one per 1 << odp_child_shift aligned
+ * chunk, clamped to 16..30 as the driver does) [p, p + len) overlaps: an
+ * invalidation of the range reaches the MR once per child.  1 for a driver
+ * without children. */
+long chunks_spanned(const void *p, size_t len)
+{
+	long long shift = rxe_param("odp_child_shift");
+	uintptr_t a = (uintptr_t)p;
+
+	if (shift < 0 || !len)
+		return 1;
+	shift = shift < 16 ? 16 : shift > 30 ? 30 : shift;
+	return (long)(((a + len - 1) >> shift) - (a >> shift) + 1);
+}
+
 /* Number of MRs restrack knows on dev (all processes), from the summary line
  * "0: rxe0: pd 1 cq 2 qp 1 cm_id 0 mr 3 ctx 1 srq 0". */
 int mr_count(const char *dev)
