@@ -376,6 +376,7 @@ class Report:
         self.plot_bw = []  # (prog, size, pinned, odp)
         self.plot_reg = []  # (size, pinned, odp, pinned dereg, odp dereg)
         self.reg_counts = []
+        self.plot_reg_u = []  # never-touched memory: (size, ODP, implicit, pinned reg, ODP dereg after a few faults)
         self.plot_aging = []  # (label, pages faulted aging off, aging on)
         self.plot_young = []  # (layout, N, best on/off reclaim time)
         self.plot_pair = []  # (label, pinned median, odp median) across the link
@@ -581,6 +582,9 @@ class Report:
             pr = paired_ratios(raw.by_run(sec="reg", case="reg", mode="odp", size=size, tag=tag),
                                raw.by_run(sec="reg", case="reg", mode="pinned", size=size, tag=tag))
             pin_at[size] = pr
+            self.plot_reg_u.append((size,) + tuple(median(raw.values(sec="reg", case=c, mode=m, size=size, tag=tag))
+                                                   for c, m in (("reg", "odp"), ("reg", "implicit"), ("reg", "pinned"),
+                                                                ("dereg-touched", "odp"))))
             cells.append(("%s× (%s)" % (fmt(median(pr)), fmt_ci(pr))) if pr else "-")
             errors += sum(1 for r in raw.get(sec="reg", size=size, tag=tag) if r["case"].endswith("-error"))
             rows.append(cells)
@@ -1651,6 +1655,20 @@ def plot(rep, png):
                            "'%s' using 1:4 with linespoints lw 1 dt 2 lc rgb '#1f77b4' title 'pinned dereg', "
                            "'%s' using 1:5 with linespoints lw 1 dt 2 lc rgb '#d62728' title 'ODP dereg'"
                            % (regf, regf, regf, regf)])
+        if rep.plot_reg_u:
+            regu = os.path.join(tmp, "reg-untouched.dat")
+            with open(regu, "w") as f:
+                for row in sorted(rep.plot_reg_u):
+                    f.write("%d %s\n" % (row[0], " ".join(str(x) if ok(x) and x > 0 else "NaN" for x in row[1:])))
+            panels.append(["set logscale x 2", "set logscale y 10", "set yrange [*:*]", "set xrange [3000:2e12]",
+                           "set xtics ('4K' 4096, '1M' 1048576, '1G' 1073741824, '1T' 1099511627776)",
+                           "set format y '%g'", "set xlabel 'MR size [bytes], never-touched memory'",
+                           "set ylabel 'time [µs]'", "set title 'registration of never-touched memory (median)'",
+                           "plot '%s' using 1:2 with linespoints lw 2 lc rgb '#d62728' title 'ODP reg', "
+                           "'%s' using 1:3 with linespoints lw 2 lc rgb '#ff7f0e' title 'implicit reg', "
+                           "'%s' using 1:4 with linespoints lw 2 lc rgb '#1f77b4' title 'pinned reg (faults in)', "
+                           "'%s' using 1:5 with linespoints lw 1 dt 2 lc rgb '#d62728' title 'ODP dereg, few pages "
+                           "faulted'" % (regu, regu, regu, regu)])
         if rep.plot_aging:
             panels.append(bar_panel(
                 os.path.join(tmp, "aging.dat"), rep.plot_aging, "LRU and run", "pages of A faulted back",
