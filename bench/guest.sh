@@ -16,6 +16,7 @@
 # BENCH_REG_REPS (20; BENCH_REG_BIG from 256 MiB, 6), BENCH_REG_FRESH_REPS
 # (20: never-touched memory, 4 KiB .. 1 TiB), BENCH_REG_MEM_REPS (6),
 # BENCH_REG_IMPL_REPS (20: implicit vs explicit ODP), BENCH_CHUNK_REPS (12),
+# BENCH_REG_RESIDENT=0 (leave out the resident-memory table: a short run),
 # BENCH_PASS_REPS (20),
 # BENCH_BATCH_REPS (6), BENCH_PF_REPS (8), BENCH_INVAL_REPS (20),
 # BENCH_AGING_RUNS (6: each aging mode goes first 3 times; 6 gives the
@@ -266,6 +267,11 @@ run_reg() {
 	meta reg_touch "$REG_TOUCH"
 	bench reg reg --fresh --mode all --sizes "$REG_FRESH_SIZES" --reps "$REG_FRESH_REPS" \
 		--pinned-max "$REG_PINNED_MAX" --touch "$REG_TOUCH" --tag untouched
+	if [ "${BENCH_REG_RESIDENT:-1}" = 0 ]; then
+		meta reg_resident skipped
+		run_reg_more
+		return 0
+	fi
 	bench reg reg --sizes "${REG_SIZES%,*}" --reps "$REG_REPS" --big-reps "$REG_BIG"
 	# The largest size: ODP, then pinned.  Debian's rxe keeps a pinned MR's
 	# page list in one kmalloc'd array (16 bytes per 4 KiB page), so pinning
@@ -282,6 +288,12 @@ run_reg() {
 			row reg kernel-trouble pinned "$(numfmt --from=iec "$big")" - 1 1 flag
 		fi
 	fi
+	run_reg_more
+}
+
+# The rest of the reg step: the translation's memory, implicit vs explicit.
+run_reg_more() {
+	local op tag
 	meta reg_mem_size "$REG_MEM_SIZE"
 	bench reg mem --mode odp,implicit --size "$REG_MEM_SIZE" --reps "$REG_MEM_REPS"
 	meta reg_impl_reps "$REG_IMPL_REPS"
