@@ -766,6 +766,9 @@ class Report:
             ssize = raw.values(sec="chunk", case="seq-size", size=z)
             nn = n[0] if n else float("nan")
             first = [(cold[r] - warm[r]) / nn for r in cold if r in warm]
+            pfc = raw.by_run(sec="chunk", case="pf-cold", size=z)
+            pfw = raw.by_run(sec="chunk", case="pf-warm", size=z)
+            pfirst = [(pfc[r] - pfw[r]) / nn for r in pfc if r in pfw]
             per_child = [km[r] * 1024 / ch[r] for r in km if ch.get(r)]
             dper = [dr[r] / ch[r] for r in dr if ch.get(r)]
             mib = ssize[0] / float(1 << 20) if ssize else float("nan")
@@ -773,6 +776,7 @@ class Report:
             seqrat = paired_ratios(scold, swarm)  # warm/cold
             sh = z.bit_length() - 1
             rows.append(["%d (%s)" % (sh, fmt_size(z)), "%d" % len(first),
+                         "%s (%s)" % (fmt_us(median(pfirst)), fmt_ci_us(pfirst)) if pfirst else "-",
                          "%s (%s)" % (fmt_us(median(first)), fmt_ci_us(first)),
                          "%s (%s)" % (fmt_us(median(list(cold.values()))), fmt_ci_us(list(cold.values()))),
                          "%s [%s–%s]" % tuple(fmt(x / 1024, 3) for x in (median(per_child),) + spread(per_child))
@@ -782,8 +786,9 @@ class Report:
                          "%s (%s)" % (fmt_us(median(seq)), fmt_ci_us(seq)),
                          "%s (%s)" % (fmt(median(seqrat)), fmt_ci(seqrat))])
             self.add("chunk", "first-access-per-chunk", z, float("nan"), median(first), float("nan"), "us",
-                     "shift %d; (sparse cold - warm)/chunks over %d runs; 95%% interval %s; memory per child %s "
-                     "KiB; seq cold-warm per MiB %s us" % (sh, len(first), fmt_ci(first),
+                     "shift %d; (sparse cold - warm)/chunks over %d runs; 95%% interval %s; by prefetch %s us; "
+                     "memory per child %s "
+                     "KiB; seq cold-warm per MiB %s us" % (sh, len(first), fmt_ci(first), fmt(median(pfirst)),
                                                           fmt(median(per_child) / 1024), fmt(median(seq))))
         default = self.meta.get("chunk_default", "?")
         self.out("odp-bench chunk, for each `odp_child_shift` (a testing module parameter, written between "
@@ -792,13 +797,17 @@ class Report:
                  "into each chunk, `odp_fault_ahead` = 0 so the cold pass makes one child and maps one page per "
                  "chunk; first access per chunk = (cold − warm pass) / chunks; memory per child = kernel heap "
                  "growth over the cold pass / `odp_children` (method as in \"Memory of the translation\"); dereg "
-                 "per child = the MR's deregistration / children. *sequential*: a resident region of %s, cold and "
+                 "per child = the MR's deregistration / children. *By prefetch*: the same through the CPU "
+                 "alone, without packets or rxe's worker: a new ODP MR over the same pages, a sync "
+                 "`ibv_advise_mr` PREFETCH_WRITE of one page per chunk (cold: makes the children) minus the "
+                 "same again (warm), per chunk. *sequential*: a resident region of %s, cold and "
                  "warm pass of 1 MiB WRITEs (fault-ahead as configured): (cold − warm) per MiB and warm/cold per "
                  "pair. Median (95%% interval of the median)."
                  % (default, self.meta.get("chunk_reps", "?"), self.meta.get("chunk_n", "?"),
                     self.meta.get("chunk_seq", "?")))
         self.out()
-        self.table(["shift (chunk)", "runs", "first access per chunk", "sparse cold pass", "memory per child",
+        self.table(["shift (chunk)", "runs", "first access per chunk, by prefetch",
+                    "first access per chunk, by RDMA WRITE", "sparse cold pass", "memory per child",
                     "per 4 KiB page of chunk", "dereg per child", "sequential cold−warm per MiB",
                     "sequential warm/cold"], rows)
 

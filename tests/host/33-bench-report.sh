@@ -123,6 +123,8 @@ for run in range(1, 21):
                  "chunk,children,odp,%d,shift=%d,%d,256,count" % (z, sh, run),
                  "chunk,kmem,odp,%d,shift=%d,%d,%d,KiB" % (z, sh, run, 256 * (z // 4096 * 16 + 512) // 1024),
                  "chunk,dereg,odp,%d,shift=%d,%d,2560,us" % (z, sh, run),
+                 "chunk,pf-cold,odp,%d,shift=%d,%d,%d,us" % (z, sh, run, 5120 + 10 * j),
+                 "chunk,pf-warm,odp,%d,shift=%d,%d,2560,us" % (z, sh, run),
                  "chunk,seq-cold,odp,%d,shift=%d,%d,300000,us" % (z, sh, run),
                  "chunk,seq-warm,odp,%d,shift=%d,%d,200000,us" % (z, sh, run),
                  "chunk,seq-size,odp,%d,shift=%d,%d,16777216,bytes" % (z, sh, run)]
@@ -147,7 +149,8 @@ has reg "### Implicit vs explicit ODP"
 grep -F "| steady RDMA WRITE, 64 KiB messages |" <<<"$MD" | grep -qF "| 20 |" || fail "reg: implicit steady row"
 has reg "cold pass, write-remote (write)"
 has reg "## 2b. The chunk of an ODP child"
-grep -F "| 21 (2 MiB) | 20 | 50" <<<"$MD" >/dev/null || fail "reg: chunk row of shift 21 (50 µs per chunk)"
+grep -F "| 21 (2 MiB) | 20 | 10.1 µs (10 µs–10.1 µs) | 50.8 µs" <<<"$MD" >/dev/null ||
+	fail "reg: chunk row of shift 21 (10 µs per chunk by prefetch, 50 by WRITE)"
 grep -F "| 16 (64 KiB) |" <<<"$MD" | grep -qF "| 48.0 B |" || fail "reg: chunk memory per page of shift 16"
 hasnt reg "Traceback"
 

@@ -712,6 +712,29 @@ static int cmd_mem(const struct opts *o)
 	return 0;
 }
 
+/* A sync PREFETCH_WRITE of one page every stride bytes of r, TOUCH_MAX
+ * pages per call: its time in µs, or -1. */
+static double prefetch_strided(struct rdma *d, struct region *r, uint64_t stride)
+{
+	struct ibv_sge sg[TOUCH_MAX];
+	uint64_t off = 0;
+	double t0 = tool_now_us();
+
+	while (off < r->len) {
+		uint32_t n = 0;
+
+		for (; off < r->len && n < TOUCH_MAX; off += stride, n++) {
+			sg[n].addr = (uintptr_t)(r->addr + off);
+			sg[n].length = 4096;
+			sg[n].lkey = r->mr->lkey;
+		}
+		if (uv_advise_mr(d->dev.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+				 IBV_ADVISE_MR_FLAG_FLUSH, sg, n))
+			return -1;
+	}
+	return tool_now_us() - t0;
+}
+
 /* Write an unsigned value to a module parameter: 0 or -errno. */
 static int param_set(const char *name, long long v)
 {
@@ -730,7 +753,9 @@ static int param_set(const char *name, long long v)
  *   and faults one page (odp_fault_ahead 0, so nothing else), the warm pass
  *   finds both; (cold - warm) / chunks is the first-access cost of a chunk,
  *   slab + vmalloc growth / children the memory of a child, and the
- *   deregistration frees them all;
+ *   deregistration frees them all; then the same through the CPU alone: a
+ *   new MR over the same pages, a sync prefetch of one page per chunk
+ *   (cold: makes the children) and again (warm);
  *  sequential: cold and warm pass over a resident region of --size in
  *   --chunk messages (odp_fault_ahead as it was).
  * Needs root (the parameters); both are restored at the end.
@@ -808,6 +833,16 @@ static int cmd_chunk(const struct opts *o)
 			t3 = tool_now_us();
 			region_dereg(&r);
 			row("chunk", "dereg", "odp", csz, &oc, rep, tool_now_us() - t3, "us");
+			if (!region_reg(&d, &r, MODE_ODP)) {
+				double p0 = prefetch_strided(&d, &r, csz);
+				double p1 = p0 < 0 ? -1 : prefetch_strided(&d, &r, csz);
+
+				if (p1 >= 0) {
+					row("chunk", "pf-cold", "odp", csz, &oc, rep, p0, "us");
+					row("chunk", "pf-warm", "odp", csz, &oc, rep, p1, "us");
+				}
+				region_dereg(&r);
+			}
 			region_unmap(&r);
 			row("chunk", "sparse-cold", "odp", csz, &oc, rep, t1 - t0, "us");
 			row("chunk", "sparse-warm", "odp", csz, &oc, rep, t2 - t1, "us");
