@@ -6,18 +6,25 @@
 #
 # usage: [BENCH_STEPS="aging ..."] bench/guest.sh [--smoke] OUTDIR
 #
-# BENCH_STEPS: the steps to run, in order (default: perftest steady reg pass
-# batch prefetch inval pressure aging young).  Pairs per case (the method of
+# BENCH_STEPS: the steps to run, in order (default: perftest steady reg chunk
+# pass batch prefetch inval pressure aging young).  Pairs per case (the method of
 # issue 15: every ODP-vs-pinned figure is the median of >= 20 interleaved
 # pairs with its 95 % interval; the steps whose runs are long get fewer, so
 # that the whole bench stays near an hour and a half under TCG):
 # BENCH_PT_RUNS (perftest, default 10: a pair of the 11 cases is 22 runs of
 # about 5 s, so 20 pairs would take about 37 min alone), BENCH_STEADY_REPS (20),
-# BENCH_REG_REPS (20; BENCH_REG_BIG from 256 MiB, 6), BENCH_PASS_REPS (20),
+# BENCH_REG_REPS (20; BENCH_REG_BIG from 256 MiB, 6), BENCH_REG_FRESH_REPS
+# (20: never-touched memory, 4 KiB .. 1 TiB), BENCH_REG_MEM_REPS (6),
+# BENCH_REG_IMPL_REPS (20: implicit vs explicit ODP), BENCH_CHUNK_REPS (12),
+# BENCH_REG_RESIDENT=0 (leave out the resident-memory table: a short run),
+# BENCH_PASS_REPS (20),
 # BENCH_BATCH_REPS (6), BENCH_PF_REPS (8), BENCH_INVAL_REPS (20),
 # BENCH_AGING_RUNS (6: each aging mode goes first 3 times; 6 gives the
 # smallest 95 % interval, min-max), BENCH_YOUNG_REPS (8).  Also:
-# BENCH_PT_DUR, BENCH_BATCH_PARAM, BENCH_BATCH_VALUES,
+# BENCH_PT_DUR, BENCH_BATCH_PARAM, BENCH_BATCH_VALUES, BENCH_REG_PINNED_MAX
+# (largest pinned registration of never-touched memory, default 1G),
+# BENCH_CHUNK_SHIFTS (default 16,18,21,24,27), BENCH_CHUNK_N (256),
+# BENCH_CHUNK_SEQ (16M),
 # BENCH_AGING_LRUS (default "mglru classic"), BENCH_YOUNG_NS (default
 # "0 1 100 1000 10000").  Progress: at the start of every step a line
 # "bench: step I of N: NAME, elapsed T, about R left" (stderr, so the
@@ -60,6 +67,9 @@ if [ "$SMOKE" = 1 ]; then
 	PT_RUNS=1 PT_MODE=iters PT_BW_ITERS=20 PT_LAT_ITERS=50 PT_SIZES=4096
 	STEADY_SIZE=1M STEADY_REPS=1 STEADY_CHUNKS="64K"
 	REG_SIZES=4K,1M,16M REG_REPS=1 REG_BIG=1
+	REG_FRESH_SIZES=4K,1M,1G,1T REG_FRESH_REPS=1 REG_PINNED_MAX=1M REG_TOUCH=4
+	REG_MEM_SIZE=16M REG_MEM_REPS=1 REG_IMPL_REPS=1 REG_IMPL_SIZE=1M
+	CHUNK_SHIFTS=16,21 CHUNK_N=8 CHUNK_SEQ=1M CHUNK_REPS=1
 	PASS_SIZE=1M PASS_REPS=1 PASS_VARIANTS="write read"
 	BATCH_SIZE=1M BATCH_REPS=1
 	PF_SIZE=1M PF_REPS=1 PF_VARIANTS="write"
@@ -71,6 +81,12 @@ else
 	PT_RUNS=${BENCH_PT_RUNS:-10} PT_MODE=duration PT_DUR=${BENCH_PT_DUR:-2}
 	STEADY_SIZE=2M STEADY_REPS=${BENCH_STEADY_REPS:-20} STEADY_CHUNKS="4K 64K 1M"
 	REG_SIZES=4K,64K,1M,16M,256M,1G,4G REG_REPS=${BENCH_REG_REPS:-20} REG_BIG=${BENCH_REG_BIG:-6}
+	REG_FRESH_SIZES=4K,64K,1M,16M,256M,1G,16G,256G,1T REG_FRESH_REPS=${BENCH_REG_FRESH_REPS:-20}
+	REG_PINNED_MAX=${BENCH_REG_PINNED_MAX:-1G} REG_TOUCH=4
+	REG_MEM_SIZE=1G REG_MEM_REPS=${BENCH_REG_MEM_REPS:-6}
+	REG_IMPL_REPS=${BENCH_REG_IMPL_REPS:-20} REG_IMPL_SIZE=2M
+	CHUNK_SHIFTS=${BENCH_CHUNK_SHIFTS:-16,18,21,24,27} CHUNK_N=${BENCH_CHUNK_N:-256}
+	CHUNK_SEQ=${BENCH_CHUNK_SEQ:-16M} CHUNK_REPS=${BENCH_CHUNK_REPS:-12}
 	PASS_SIZE=2M PASS_REPS=${BENCH_PASS_REPS:-20}
 	PASS_VARIANTS="write read write+local read+local write+fresh"
 	BATCH_SIZE=2M BATCH_REPS=${BENCH_BATCH_REPS:-6}
@@ -233,10 +249,29 @@ run_steady() {
 	done
 }
 
+# Registration (issue 14): first never-touched MAP_NORESERVE memory, a fresh
+# mapping per registration, 4 KiB .. 1 TiB, explicit ODP, implicit ODP and
+# pinned up to REG_PINNED_MAX (a pinned registration faults every page in:
+# it measures allocating, zeroing and pinning), sizes and modes
+# interleaved; each ODP registration is followed by one whose REG_TOUCH
+# pages were faulted in (sync prefetch), to time its deregistration.  Then
+# resident memory, pinned vs ODP; the translation's kernel memory per GiB
+# touched (odp-bench mem); implicit vs explicit ODP in steady state and on
+# the cold pass (interleaved pairs).
 run_reg() {
-	local a=$OUT/.a b=$OUT/.b big=${REG_SIZES##*,}
+	local a=$OUT/.a b=$OUT/.b big=${REG_SIZES##*,} op
 	meta reg_reps "$REG_REPS"
 	meta reg_big_reps "$REG_BIG"
+	meta reg_fresh_reps "$REG_FRESH_REPS"
+	meta reg_pinned_max "$REG_PINNED_MAX"
+	meta reg_touch "$REG_TOUCH"
+	bench reg reg --fresh --mode all --sizes "$REG_FRESH_SIZES" --reps "$REG_FRESH_REPS" \
+		--pinned-max "$REG_PINNED_MAX" --touch "$REG_TOUCH" --tag untouched
+	if [ "${BENCH_REG_RESIDENT:-1}" = 0 ]; then
+		meta reg_resident skipped
+		run_reg_more
+		return 0
+	fi
 	bench reg reg --sizes "${REG_SIZES%,*}" --reps "$REG_REPS" --big-reps "$REG_BIG"
 	# The largest size: ODP, then pinned.  Debian's rxe keeps a pinned MR's
 	# page list in one kmalloc'd array (16 bytes per 4 KiB page), so pinning
@@ -253,6 +288,46 @@ run_reg() {
 			row reg kernel-trouble pinned "$(numfmt --from=iec "$big")" - 1 1 flag
 		fi
 	fi
+	run_reg_more
+}
+
+# The rest of the reg step: the translation's memory, implicit vs explicit.
+run_reg_more() {
+	local op tag
+	meta reg_mem_size "$REG_MEM_SIZE"
+	bench reg mem --mode odp,implicit --size "$REG_MEM_SIZE" --reps "$REG_MEM_REPS"
+	meta reg_impl_reps "$REG_IMPL_REPS"
+	for op in write read; do
+		local args=(--implicit --size "$REG_IMPL_SIZE" --reps "$REG_IMPL_REPS" --chunk 64K --tag implicit)
+		[ $op = read ] && args+=(--read)
+		bench reg steady "${args[@]}"
+	done
+	for tag in write write+fresh; do
+		bench reg pass --implicit --size "$REG_IMPL_SIZE" --reps "$REG_IMPL_REPS" --chunk 1M \
+			$(variant_args "$tag") --tag "implicit-$tag"
+	done
+}
+
+# The chunk of an ODP child (issue 14, deliver 1): odp-bench chunk sets the
+# testing parameter odp_child_shift (MRs registered from then on) to each of
+# CHUNK_SHIFTS in turn, in rotating order, CHUNK_REPS times: the first-access
+# cost of a chunk (one 4 KiB RDMA WRITE into each of CHUNK_N chunks, cold vs
+# warm, odp_fault_ahead 0), the kernel memory of a child, the
+# deregistration, and a cold/warm pass over CHUNK_SEQ.  Restores both
+# parameters.
+run_chunk() {
+	if [ "$ODP" != yes ] || [ ! -w "$PARAMS/odp_child_shift" ]; then
+		row chunk unsupported odp 0 - 0 NaN no-odp_child_shift-parameter
+		log "no ODP or no writable $PARAMS/odp_child_shift: chunk step skipped"
+		return 0
+	fi
+	meta chunk_shifts "$CHUNK_SHIFTS"
+	meta chunk_n "$CHUNK_N"
+	meta chunk_seq "$CHUNK_SEQ"
+	meta chunk_reps "$CHUNK_REPS"
+	meta chunk_default "$(cat "$PARAMS/odp_child_shift")"
+	bench chunk chunk --shifts "$CHUNK_SHIFTS" --chunks "$CHUNK_N" --size "$CHUNK_SEQ" --chunk 1M \
+		--reps "$CHUNK_REPS"
 }
 
 # The odp-bench pass options of a variant tag: read*, *+local, *+fresh.
@@ -615,7 +690,8 @@ expect_secs() { # STEP: EXP = its expected seconds
 		nw $PT_BW; nb=$NW; nw $PT_SIZES; nb=$((nb * NW)); nw $PT_LAT
 		EXP=$((PT_RUNS * (nb + NW) * 2 * (${PT_DUR:-1} + 3))) ;;
 	steady) nw $STEADY_CHUNKS; EXP=$((NW * 2 * STEADY_REPS * 7 / 10 + 5)) ;;
-	reg) EXP=$((10 + REG_REPS * 2 + REG_BIG * 15)) ;;
+	reg) EXP=$((10 + REG_REPS * 2 + REG_BIG * 15 + REG_FRESH_REPS * 12 + REG_MEM_REPS * 10 + REG_IMPL_REPS * 8)) ;;
+	chunk) nw ${CHUNK_SHIFTS//,/ }; EXP=$((CHUNK_REPS * NW * 5 + 10)) ;;
 	pass) nw $PASS_VARIANTS; EXP=$((NW * PASS_REPS + 5)) ;;
 	batch) EXP=$((5 * 2 * BATCH_REPS * 3 / 2 + 5)) ;;
 	prefetch) nw $PF_VARIANTS; EXP=$((NW * 3 * PF_REPS * 3 + 5)) ;;
@@ -646,7 +722,7 @@ step() {
 	expect_secs "$1"
 	DONE_EXP=$((DONE_EXP + EXP))
 }
-STEPS=${BENCH_STEPS:-perftest steady reg pass batch prefetch inval pressure aging young}
+STEPS=${BENCH_STEPS:-perftest steady reg chunk pass batch prefetch inval pressure aging young}
 # shellcheck disable=SC2086
 nw $STEPS
 STEPS_LEFT=$STEPS STEP_TOTAL=${BENCH_STEP_TOTAL:-$NW}

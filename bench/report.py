@@ -26,6 +26,7 @@ from collections import defaultdict
 GOAL_STEADY = 0.98
 GOAL_REG_SPEEDUP_1G = 1000.0
 GOAL_REG_FLAT = 2.0
+GOAL_REG_PINNED_1G = 100.0  # issue 14: pinned/ODP registration time at 1 GiB of never-touched memory
 GOAL_COLD_WARM = 0.5
 GOAL_INVAL = 2.0
 GOAL_AGING = 10.0
@@ -42,7 +43,7 @@ PREFETCH_KINDS = [("none", "none"), ("sync", "sync (FLUSH)"), ("async", "async")
 INVAL_CASES = ["dontneed-thp", "dontneed-4k", "munmap-thp", "munmap-4k"]
 AGING_LRUS = [("mglru", "MGLRU"), ("classic", "classic LRU")]
 # bench/guest.sh's steps, in order, and the report sections they fill
-STEPS = [("perftest", "perftest"), ("steady", "steady"), ("reg", "reg"), ("pass", "cold_warm"),
+STEPS = [("perftest", "perftest"), ("steady", "steady"), ("reg", "reg"), ("chunk", "chunk"), ("pass", "cold_warm"),
          ("batch", "batch"), ("prefetch", "prefetch"), ("inval", "inval"), ("pressure", "pressure"), ("aging", "aging"),
          ("young", "young"), ("pair", "pair")]
 PAIR_CONDS = [("nolimit", "no memory limit"), ("limit", "server under memory pressure")]
@@ -118,7 +119,7 @@ def fmt_us(us):
 
 def fmt_size(b):
     b = int(b)
-    for unit, sh in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+    for unit, sh in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
         if b >= 1 << sh and b % (1 << sh) == 0:
             return "%d %s" % (b >> sh, unit)
     return "%d B" % b
@@ -240,6 +241,12 @@ def med_ci(xs):
         return "n/a"
     lo, _ = median_ci(xs)
     return med_spread(xs) + ("; 95%% %s" % fmt_ci(xs) if ok(lo) else "; %d pair%s" % (n, "s"[:n != 1]))
+
+
+def fmt_ci_us(xs):
+    """The 95 % interval of the median of times in µs, as times."""
+    lo, hi = median_ci(xs)
+    return "%s–%s" % (fmt_us(lo), fmt_us(hi)) if ok(lo) else "%d runs" % len([x for x in xs if ok(x)])
 
 
 def fig_ci(name, xs):
@@ -368,6 +375,8 @@ class Report:
         self.goals = []  # (goal, figure, met)
         self.plot_bw = []  # (prog, size, pinned, odp)
         self.plot_reg = []  # (size, pinned, odp, pinned dereg, odp dereg)
+        self.reg_counts = []
+        self.plot_reg_u = []  # never-touched memory: (size, ODP, implicit, pinned reg, ODP dereg after a few faults)
         self.plot_aging = []  # (label, pages faulted aging off, aging on)
         self.plot_young = []  # (layout, N, best on/off reclaim time)
         self.plot_pair = []  # (label, pinned median, odp median) across the link
@@ -470,6 +479,8 @@ class Report:
         raw = self.raw
         cases = []
         for r in raw.get(sec="steady"):
+            if r["tag"] != "-":  # implicit vs explicit ODP (section 2, reg)
+                continue
             if r["case"] not in cases and r["mode"] in ("pinned", "odp") and not r["case"].endswith("error"):
                 cases.append(r["case"])
         rows, meds, states, counts = [], [], [], []
@@ -515,8 +526,294 @@ class Report:
 
     # ------------------------------------------------------------ registration
     def reg(self):
+        self.out("## 2. Registration and deregistration cost")
+        self.out()
+        self.reg_untouched()
+        self.reg_resident()
+        self.reg_mem()
+        self.reg_implicit()
+
+    def size_pair(self, case, mode, sizes, tag):
+        """The sizes with the largest and smallest median of case/mode among
+        sizes, and the per-repetition ratio largest/smallest (both sizes ran in
+        every repetition, interleaved): its median and 95 % interval judge
+        "max/min median over sizes" by the method of pairs."""
+        d = {z: self.raw.by_run(sec="reg", case=case, mode=mode, size=z, tag=tag) for z in sizes}
+        meds = {z: median(list(v.values())) for z, v in d.items() if v}
+        meds = {z: m for z, m in meds.items() if ok(m)}
+        if len(meds) < 2:
+            return None
+        hi = max(meds, key=meds.get)
+        lo = min(meds, key=meds.get)
+        rat = paired_ratios(d[lo], d[hi])
+        return dict(hi=hi, lo=lo, mhi=meds[hi], mlo=meds[lo], flat=meds[hi] / meds[lo], rat=rat)
+
+    def reg_untouched(self):
+        raw, tag = self.raw, "untouched"
+        rr = raw.get(sec="reg", tag=tag)
+        if not rr:
+            return
+        sizes = sorted({r["size"] for r in rr if r["case"] in ("reg", "reg-error")})
+        modes = [m for m in ("odp", "implicit", "pinned") if any(r["mode"] == m for r in rr)]
+        names = {"odp": "ODP", "implicit": "implicit ODP", "pinned": "pinned"}
+
+        def cell(case, mode, size):
+            v = raw.values(sec="reg", case=case, mode=mode, size=size, tag=tag)
+            errs = raw.get(sec="reg", case=case + "-error", mode=mode, size=size, tag=tag)
+            c = ""
+            if v:
+                c = fmt_us(median(v)) + (" (%s)" % fmt_ci_us(v) if len(v) >= 6 else " (%d)" % len(v))
+            if errs:
+                c = (c + "; " if c else "") + "%d× errno %d" % (len(errs), int(errs[0]["value"]))
+            return c or "-"
+
+        rows, errors = [], 0
+        pin_at = {}
+        for size in sizes:
+            cells = [fmt_size(size)]
+            for what in ("reg", "dereg"):
+                for m in modes:
+                    cells.append(cell(what, m, size))
+            for m in ("odp", "implicit"):
+                if m in modes:
+                    ch = raw.values(sec="reg", case="touched-children", mode=m, size=size, tag=tag)
+                    c = cell("dereg-touched", m, size)
+                    cells.append(c + ("; %s children" % fmt_n(max(ch)) if ch else ""))
+            pr = paired_ratios(raw.by_run(sec="reg", case="reg", mode="odp", size=size, tag=tag),
+                               raw.by_run(sec="reg", case="reg", mode="pinned", size=size, tag=tag))
+            pin_at[size] = pr
+            self.plot_reg_u.append((size,) + tuple(median(raw.values(sec="reg", case=c, mode=m, size=size, tag=tag))
+                                                   for c, m in (("reg", "odp"), ("reg", "implicit"), ("reg", "pinned"),
+                                                                ("dereg-touched", "odp"))))
+            cells.append(("%s× (%s)" % (fmt(median(pr)), fmt_ci(pr))) if pr else "-")
+            errors += sum(1 for r in raw.get(sec="reg", size=size, tag=tag) if r["case"].endswith("-error"))
+            rows.append(cells)
+            for m in modes:
+                self.add("reg", "reg-untouched-" + m, size, float("nan"),
+                         median(raw.values(sec="reg", case="reg", mode=m, size=size, tag=tag)), float("nan"), "us",
+                         "median over %d; 95%% interval %s" % (
+                             len(raw.values(sec="reg", case="reg", mode=m, size=size, tag=tag)),
+                             fmt_ci(raw.values(sec="reg", case="reg", mode=m, size=size, tag=tag))))
+        touch = self.meta.get("reg_touch", "?")
+        pmax = self.meta.get("reg_pinned_max", "")
+        reps = max([r["run"] for r in rr] or [0])
+        self.out("### Never-touched memory, 4 KiB .. %s (issue 14)" % fmt_size(max(sizes)))
+        self.out()
+        self.out("Each registration of a fresh `MAP_NORESERVE` anonymous mapping that nothing touched, %d "
+                 "repetitions; every repetition goes over all sizes and, per size, all modes, in an order that "
+                 "rotates from one repetition to the next. *ODP* = explicit ODP MR over the mapping, *implicit* = "
+                 "`ibv_reg_mr(pd, NULL, SIZE_MAX, ON_DEMAND)` (its cost does not depend on the size: it is timed "
+                 "at every size only to interleave it), *pinned* (up to %s) = a pinned MR, whose registration "
+                 "faults every page in: it measures allocating, zeroing and pinning the memory, which is what "
+                 "pinning never-touched memory costs. Time: median (95%% interval of the median). "
+                 "*dereg, %s pages faulted*: a second MR of the same kind whose %s pages, spread over the size, were "
+                 "faulted in by a sync prefetch before its deregistration (children: the MR's `odp_children`). "
+                 "Pinned/ODP: per repetition, the two registrations of that size, median (95%% interval)."
+                 % (reps, pmax or "every size", touch, touch))
+        self.out()
+        hdr = ["size"] + ["%s reg" % names[m] for m in modes] + ["%s dereg" % names[m] for m in modes] + \
+              ["%s dereg, %s pages faulted" % (names[m], touch) for m in ("odp", "implicit") if m in modes] + \
+              ["pinned/ODP reg"]
+        self.table(hdr, rows)
+        if errors:
+            self.out("**%d errors** in this table's runs (see the raw CSV: cases ending in -error)." % errors)
+            self.out()
+        # goals: every size registers, flat, pinned/ODP at 1 GiB, dereg after a few faults flat
+        reg_errs = [r for r in raw.get(sec="reg", tag=tag) if r["case"] == "reg-error" and r["mode"] != "pinned"]
+        self.goal("4 KiB .. %s of never-touched memory all register, ODP and implicit" % fmt_size(max(sizes)),
+                  "%d registration errors over %d sizes" % (len(reg_errs), len(sizes)), not reg_errs, timing=False)
+        for case, what, m in (("reg", "ODP registration", "odp"), ("dereg-touched",
+                                                                   "ODP deregistration after %s faulted pages" % touch,
+                                                                   "odp")):
+            sp = self.size_pair(case, m, sizes, tag)
+            name = "%s time flat over 4 KiB .. %s (never-touched): max/min median <= %g" % (
+                what, fmt_size(max(sizes)), GOAL_REG_FLAT)
+            if not sp:
+                self.goal(name, "not measured", None)
+                continue
+            self.goal(name, "max/min of the medians %.2f (%s at %s / %s at %s); per repetition %s/%s: %s "
+                      "(95%% %s, %d pairs)" % (sp["flat"], fmt_us(sp["mhi"]), fmt_size(sp["hi"]), fmt_us(sp["mlo"]),
+                                               fmt_size(sp["lo"]), fmt_size(sp["hi"]), fmt_size(sp["lo"]),
+                                               fmt(median(sp["rat"])), fmt_ci(sp["rat"]), len(sp["rat"])),
+                      ci_state(sp["rat"], GOAL_REG_FLAT, higher=False))
+        one_g = 1 << 30
+        pr = pin_at.get(one_g, [])
+        name = "pinned/ODP registration time at 1 GiB of never-touched memory >= %d× (95%% interval)" % \
+            GOAL_REG_PINNED_1G
+        if pr:
+            self.goal(name, "%s× over %d pairs, 95%% interval %s (pinned %s, ODP %s)" % (
+                fmt(median(pr)), len(pr), fmt_ci(pr),
+                fmt_us(median(raw.values(sec="reg", case="reg", mode="pinned", size=one_g, tag=tag))),
+                fmt_us(median(raw.values(sec="reg", case="reg", mode="odp", size=one_g, tag=tag)))),
+                ci_state(pr, GOAL_REG_PINNED_1G))
+        else:
+            self.goal(name, "not measured", None)
+        self.reg_counts.append(reps)
+
+    def reg_mem(self):
         raw = self.raw
-        sizes = sorted({r["size"] for r in raw.get(sec="reg") if r["case"] in ("reg", "reg-error")})
+        rr = raw.get(sec="mem")
+        if not rr:
+            return
+        rows = []
+        for m in ("odp", "implicit"):
+            kmem = raw.values(sec="mem", case="kmem", mode=m)
+            if not kmem:
+                continue
+            size = raw.get(sec="mem", case="kmem", mode=m)[0]["size"]
+            gib = size / float(1 << 30)
+            ch = raw.values(sec="mem", case="children", mode=m)
+            mp = raw.values(sec="mem", case="mapped-pages", mode=m)
+            freed = raw.values(sec="mem", case="kmem-freed", mode=m)
+            pf = raw.values(sec="mem", case="prefetch", mode=m)
+            per = [k / gib / 1024 for k in kmem]
+            per_child = [k * 1024 / c for k, c in zip(kmem, ch) if c]
+            rows.append([{"odp": "explicit ODP", "implicit": "implicit ODP"}[m], fmt_size(size),
+                         fmt_n(median(mp)), fmt_n(median(ch)), med_spread(per) + " MiB",
+                         med_spread([x / 1024 for x in per_child]) + " KiB",
+                         "%.1f B" % (median(kmem) * 1024 / median(mp)) if ok(median(mp)) and median(mp) else "n/a",
+                         med_spread([f / 1024 for f in freed]) + " MiB", med_spread(pf, fmt_us)])
+            self.add("reg", "mem-per-gib-" + m, size, float("nan"), median(per), float("nan"), "MiB/GiB",
+                     "kernel heap growth per GiB touched over %d runs; children %s" % (len(per), fmt_n(median(ch))))
+        if not rows:
+            return
+        self.out("### Memory of the translation per GiB touched")
+        self.out()
+        self.out("A resident region, registered ODP (explicit or implicit), every page mapped into the MR by one "
+                 "sync prefetch (`ibv_advise_mr` PREFETCH_WRITE with FLUSH). Method: the kernel heap in use before "
+                 "and after the prefetch, objects in use of every slab cache (`/proc/slabinfo` active_objs × "
+                 "objsize: a cache's free room does not count) + kmallocs too large for a cache (meminfo `Slab` "
+                 "minus the caches' slab pages) + `VmallocUsed`; the growth is what the children, their per-page "
+                 "arrays and page-use bits take (the pages themselves were resident before). Cross-checked "
+                 "against the MR's own counters (`rdma resource show mr -dd`: `odp_mapped_pages`, "
+                 "`odp_children`); freed = the heap's fall at deregistration. Median [min–max] over the runs.")
+        self.out()
+        self.table(["MR", "region", "mapped pages", "children", "per GiB touched", "per child",
+                    "per mapped page", "freed at dereg", "prefetch time"], rows)
+
+    def reg_implicit(self):
+        raw = self.raw
+        rows, counts = [], []
+        for r in sorted({r["case"] for r in raw.get(sec="steady", tag="implicit")}):
+            if r.endswith("error"):
+                continue
+            e = raw.by_run(sec="steady", case=r, mode="odp", tag="implicit")
+            i = raw.by_run(sec="steady", case=r, mode="implicit", tag="implicit")
+            rat = paired_ratios(i, e)  # explicit time / implicit time
+            op, chunk = r.split("-", 1)
+            rows.append(["steady RDMA %s, %s messages" % (op.upper(), fmt_size(int(chunk))),
+                         med_spread(list(e.values()), fmt_us), med_spread(list(i.values()), fmt_us),
+                         "%d" % len(rat), med_spread(rat), fmt_ci(rat) if rat else "-"])
+            counts.append(len(rat))
+            self.add("reg", "implicit-steady-" + r, 0, median(e.values()), median(i.values()), median(rat), "us",
+                     "explicit/implicit time per pair over %d pairs; 95%% interval %s" % (len(rat), fmt_ci(rat)))
+        tags = []
+        for r in raw.get(sec="pass"):
+            if r["tag"].startswith("implicit-") and r["tag"] not in tags:
+                tags.append(r["tag"])
+        for t in tags:
+            cases = {r["case"][:-5] for r in raw.get(sec="pass", tag=t) if r["case"].endswith("-cold")}
+            for base in sorted(cases):
+                for p in ("cold", "warm"):
+                    e = raw.by_run(sec="pass", case=base + "-" + p, mode="odp", tag=t)
+                    i = raw.by_run(sec="pass", case=base + "-" + p, mode="implicit", tag=t)
+                    rat = paired_ratios(i, e)
+                    rows.append(["%s pass, %s (%s)" % (p, base, t[len("implicit-"):]),
+                                 med_spread(list(e.values()), fmt_us), med_spread(list(i.values()), fmt_us),
+                                 "%d" % len(rat), med_spread(rat), fmt_ci(rat) if rat else "-"])
+                    counts.append(len(rat))
+                    self.add("reg", "implicit-%s-%s-%s" % (p, base, t), 0, median(e.values()), median(i.values()),
+                             median(rat), "us", "explicit/implicit time per pair over %d pairs; 95%% interval %s"
+                             % (len(rat), fmt_ci(rat)))
+        if not rows:
+            return
+        self.out("### Implicit vs explicit ODP")
+        self.out()
+        self.out("The same transfers through an explicit ODP MR over the buffer and through an implicit ODP MR "
+                 "(`NULL, SIZE_MAX`), back to back, which goes first alternating (a pair). Steady: both buffers "
+                 "fully mapped, one pass each per pair (odp-bench steady --implicit). Cold/warm: a fresh MR per "
+                 "pair over resident memory (*write*) or never-touched memory (*write+fresh*), its first and "
+                 "second pass of 1 MiB RDMA WRITEs (odp-bench pass --implicit). Ratio = explicit time / implicit "
+                 "time per pair (> 1: implicit faster), median [min–max] and the 95% interval of the median. "
+                 "No goal: information (issue 14, deliver 5).")
+        self.out()
+        self.table(["transfer", "explicit ODP", "implicit ODP", "pairs", "explicit/implicit per pair",
+                    "95% interval"], rows)
+        self.few_pairs(counts, "`BENCH_REG_IMPL_REPS=N` sets the pairs")
+
+    # ------------------------------------------------------------ chunk
+    def chunk(self):
+        raw = self.raw
+        rr = raw.get(sec="chunk")
+        self.out("## 2b. The chunk of an ODP child (`odp_child_shift`)")
+        self.out()
+        if not any(r["case"] == "sparse-cold" for r in rr):
+            why = [r["unit"] for r in rr if r["case"] == "unsupported"]
+            self.out("Not measured: %s." % (why[0] if why else "no data"))
+            self.out()
+            return
+        sizes = sorted({r["size"] for r in rr if r["case"] == "sparse-cold"})
+        rows = []
+        for z in sizes:
+            cold = raw.by_run(sec="chunk", case="sparse-cold", size=z)
+            warm = raw.by_run(sec="chunk", case="sparse-warm", size=z)
+            n = raw.values(sec="chunk", case="sparse-chunks", size=z)
+            ch = raw.by_run(sec="chunk", case="children", size=z)
+            km = raw.by_run(sec="chunk", case="kmem", size=z)
+            dr = raw.by_run(sec="chunk", case="dereg", size=z)
+            scold = raw.by_run(sec="chunk", case="seq-cold", size=z)
+            swarm = raw.by_run(sec="chunk", case="seq-warm", size=z)
+            ssize = raw.values(sec="chunk", case="seq-size", size=z)
+            nn = n[0] if n else float("nan")
+            first = [(cold[r] - warm[r]) / nn for r in cold if r in warm]
+            pfc = raw.by_run(sec="chunk", case="pf-cold", size=z)
+            pfw = raw.by_run(sec="chunk", case="pf-warm", size=z)
+            pfirst = [(pfc[r] - pfw[r]) / nn for r in pfc if r in pfw]
+            per_child = [km[r] * 1024 / ch[r] for r in km if ch.get(r)]
+            dper = [dr[r] / ch[r] for r in dr if ch.get(r)]
+            mib = ssize[0] / float(1 << 20) if ssize else float("nan")
+            seq = [(scold[r] - swarm[r]) / mib for r in scold if r in swarm]
+            seqrat = paired_ratios(scold, swarm)  # warm/cold
+            sh = z.bit_length() - 1
+            rows.append(["%d (%s)" % (sh, fmt_size(z)), "%d" % len(first),
+                         "%s (%s)" % (fmt_us(median(pfirst)), fmt_ci_us(pfirst)) if pfirst else "-",
+                         "%s (%s)" % (fmt_us(median(first)), fmt_ci_us(first)),
+                         "%s (%s)" % (fmt_us(median(list(cold.values()))), fmt_ci_us(list(cold.values()))),
+                         "%s [%s–%s]" % tuple(fmt(x / 1024, 3) for x in (median(per_child),) + spread(per_child))
+                         + " KiB",
+                         "%.1f B" % (median(per_child) / (z / 4096.0)) if per_child else "n/a",
+                         "%s (%s)" % (fmt_us(median(dper)), fmt_ci_us(dper)),
+                         "%s (%s)" % (fmt_us(median(seq)), fmt_ci_us(seq)),
+                         "%s (%s)" % (fmt(median(seqrat)), fmt_ci(seqrat))])
+            self.add("chunk", "first-access-per-chunk", z, float("nan"), median(first), float("nan"), "us",
+                     "shift %d; (sparse cold - warm)/chunks over %d runs; 95%% interval %s; by prefetch %s us; "
+                     "memory per child %s "
+                     "KiB; seq cold-warm per MiB %s us" % (sh, len(first), fmt_ci(first), fmt(median(pfirst)),
+                                                          fmt(median(per_child) / 1024), fmt(median(seq))))
+        default = self.meta.get("chunk_default", "?")
+        self.out("odp-bench chunk, for each `odp_child_shift` (a testing module parameter, written between "
+                 "registrations; default %s) in an order rotating per repetition, %s repetitions after a warm-up: "
+                 "*sparse*: one resident page in each of %s chunks, an ODP MR over them, one 4 KiB RDMA WRITE "
+                 "into each chunk, `odp_fault_ahead` = 0 so the cold pass makes one child and maps one page per "
+                 "chunk; first access per chunk = (cold − warm pass) / chunks; memory per child = kernel heap "
+                 "growth over the cold pass / `odp_children` (method as in \"Memory of the translation\"); dereg "
+                 "per child = the MR's deregistration / children. *By prefetch*: the same through the CPU "
+                 "alone, without packets or rxe's worker: a new ODP MR over the same pages, a sync "
+                 "`ibv_advise_mr` PREFETCH_WRITE of one page per chunk (cold: makes the children) minus the "
+                 "same again (warm), per chunk. *sequential*: a resident region of %s, cold and "
+                 "warm pass of 1 MiB WRITEs (fault-ahead as configured): (cold − warm) per MiB and warm/cold per "
+                 "pair. Median (95%% interval of the median)."
+                 % (default, self.meta.get("chunk_reps", "?"), self.meta.get("chunk_n", "?"),
+                    self.meta.get("chunk_seq", "?")))
+        self.out()
+        self.table(["shift (chunk)", "runs", "first access per chunk, by prefetch",
+                    "first access per chunk, by RDMA WRITE", "sparse cold pass", "memory per child",
+                    "per 4 KiB page of chunk", "dereg per child", "sequential cold−warm per MiB",
+                    "sequential warm/cold"], rows)
+
+    def reg_resident(self):
+        raw = self.raw
+        sizes = sorted({r["size"] for r in raw.get(sec="reg", tag="-") if r["case"] in ("reg", "reg-error")})
         rows = []
         odp_med = {}
         speed, speed_pairs, counts = {}, {}, []
@@ -525,15 +822,15 @@ class Report:
             meds = {}
             for mode in ("pinned", "odp"):
                 for what in ("reg", "dereg"):
-                    v = raw.values(sec="reg", case=what, mode=mode, size=size)
-                    errs = raw.get(sec="reg", case=what + "-error", mode=mode, size=size)
+                    v = raw.values(sec="reg", case=what, mode=mode, size=size, tag="-")
+                    errs = raw.get(sec="reg", case=what + "-error", mode=mode, size=size, tag="-")
                     meds[(mode, what)] = median(v)
                     c = med_spread(v, fmt_us) if v else ""
                     if errs:
                         c = (c + "; " if c else "") + "%d× errno %d" % (len(errs), int(errs[0]["value"]))
                     cells.append(c or "n/a")
-            pr = paired_ratios(raw.by_run(sec="reg", case="reg", mode="odp", size=size),
-                               raw.by_run(sec="reg", case="reg", mode="pinned", size=size))
+            pr = paired_ratios(raw.by_run(sec="reg", case="reg", mode="odp", size=size, tag="-"),
+                               raw.by_run(sec="reg", case="reg", mode="pinned", size=size, tag="-"))
             sp = median(pr)
             speed[size], speed_pairs[size] = sp, pr
             counts.append(len(pr))
@@ -542,16 +839,18 @@ class Report:
             cells.append("%d" % len(pr))
             cells.append(fmt_ci(pr) if pr else "-")
             rows.append(cells)
-            self.add("reg", "reg", size, meds[("pinned", "reg")], meds[("odp", "reg")], sp, "us",
+            self.add("reg", "reg-resident", size, meds[("pinned", "reg")], meds[("odp", "reg")], sp, "us",
                      "ratio=median per-pair pinned/odp reg time over %d pairs; 95%% interval %s"
                      % (len(pr), fmt_ci(pr)))
-            self.add("reg", "dereg", size, meds[("pinned", "dereg")], meds[("odp", "dereg")],
+            self.add("reg", "dereg-resident", size, meds[("pinned", "dereg")], meds[("odp", "dereg")],
                      meds[("pinned", "dereg")] / meds[("odp", "dereg")]
                      if ok(meds[("odp", "dereg")]) and meds[("odp", "dereg")] > 0 else float("nan"),
                      "us", "ratio=pinned/odp dereg time")
             self.plot_reg.append((size, meds[("pinned", "reg")], meds[("odp", "reg")],
                                   meds[("pinned", "dereg")], meds[("odp", "dereg")]))
-        self.out("## 2. Registration and deregistration cost")
+        if not rows:
+            return
+        self.out("### Resident memory")
         self.out()
         self.out("`ibv_reg_mr` / `ibv_dereg_mr` of resident anonymous memory (THP as the guest has it), "
                  "pinned and ODP alternating; median [min–max]. Speed-up = pinned/ODP registration time, "
@@ -562,7 +861,7 @@ class Report:
                     "95% interval"], rows)
         self.few_pairs(counts, "`odp-bench reg --reps` (bench/guest.sh REG_REPS, REG_BIG from 256 MiB)")
         pins = {}
-        for r in raw.get(sec="reg", case="pins"):
+        for r in raw.get(sec="reg", case="pins", tag="-"):
             pins.setdefault((r["mode"], r["size"]), []).append(r["value"])
         if pins:
             self.out("Pages pinned per registration (`nr_foll_pin_acquired` around `ibv_reg_mr`, largest "
@@ -583,10 +882,11 @@ class Report:
             self.out()
         one_g = 1 << 30
         if ok(speed.get(one_g)):
-            self.goal("ODP registration of 1 GiB >= %d× faster than pinned (95%% interval)" % GOAL_REG_SPEEDUP_1G,
+            self.goal("ODP registration of 1 GiB >= %d× faster than pinned (resident memory, 95%% interval)"
+                      % GOAL_REG_SPEEDUP_1G,
                       "%s× over %d pairs, 95%% interval %s (pinned %s, ODP %s)" % (
                           fmt(speed[one_g]), len(speed_pairs[one_g]), fmt_ci(speed_pairs[one_g]), fmt_us(median(
-                              raw.values(sec="reg", case="reg", mode="pinned", size=one_g))),
+                              raw.values(sec="reg", case="reg", mode="pinned", size=one_g, tag="-"))),
                           fmt_us(odp_med[one_g])),
                       ci_state(speed_pairs[one_g], GOAL_REG_SPEEDUP_1G))
         else:
@@ -1364,6 +1664,20 @@ def plot(rep, png):
                            "'%s' using 1:4 with linespoints lw 1 dt 2 lc rgb '#1f77b4' title 'pinned dereg', "
                            "'%s' using 1:5 with linespoints lw 1 dt 2 lc rgb '#d62728' title 'ODP dereg'"
                            % (regf, regf, regf, regf)])
+        if rep.plot_reg_u:
+            regu = os.path.join(tmp, "reg-untouched.dat")
+            with open(regu, "w") as f:
+                for row in sorted(rep.plot_reg_u):
+                    f.write("%d %s\n" % (row[0], " ".join(str(x) if ok(x) and x > 0 else "NaN" for x in row[1:])))
+            panels.append(["set logscale x 2", "set logscale y 10", "set yrange [*:*]", "set xrange [3000:2e12]",
+                           "set xtics ('4K' 4096, '1M' 1048576, '1G' 1073741824, '1T' 1099511627776)",
+                           "set format y '%g'", "set xlabel 'MR size [bytes], never-touched memory'",
+                           "set ylabel 'time [µs]'", "set title 'registration of never-touched memory (median)'",
+                           "plot '%s' using 1:2 with linespoints lw 2 lc rgb '#d62728' title 'ODP reg', "
+                           "'%s' using 1:3 with linespoints lw 2 lc rgb '#ff7f0e' title 'implicit reg', "
+                           "'%s' using 1:4 with linespoints lw 2 lc rgb '#1f77b4' title 'pinned reg (faults in)', "
+                           "'%s' using 1:5 with linespoints lw 1 dt 2 lc rgb '#d62728' title 'ODP dereg, few pages "
+                           "faulted'" % (regu, regu, regu, regu)])
         if rep.plot_aging:
             panels.append(bar_panel(
                 os.path.join(tmp, "aging.dat"), rep.plot_aging, "LRU and run", "pages of A faulted back",

@@ -18,7 +18,7 @@ base_pkgs=(
 	qemu-system-x86 busybox-static cpio kmod iproute2 procps util-linux
 	xz-utils zstd sparse dkms
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev
-	rdmacm-utils perftest python3 python3-pyverbs
+	rdmacm-utils perftest python3 python3-pyverbs ucx-utils
 	gnuplot-nox linux-perf python3-ply
 )
 

@@ -57,6 +57,9 @@ run() { # NAME LOAD_START OTHERS [report options]: the report of the run
 	echo "$name: $(grep -F '| steady-state ODP/pinned' <<<"$MD" | awk -F'|' '{ print $4 }')"
 }
 has() { grep -qF -- "$2" <<<"$MD" || { echo "$MD"; fail "$1: no '$2' in the report"; }; }
+row_says() { # MESSAGE ROW-START TEXT: the report's row starting "| ROW-START" has TEXT, or fail
+	grep -F "| $2" <<<"$MD" | grep -qF -- "$3" || fail "$1"
+}
 hasnt() { ! grep -qF -- "$2" <<<"$MD" || { echo "$MD"; fail "$1: '$2' in the report"; }; }
 
 run "idle host" 0.3 0.10
@@ -71,12 +74,9 @@ has "idle host" "given: the host was idle enough"
 hasnt "idle host" "host too busy for a verdict"
 
 run "busy before the start" 3.0 0.10
-grep -F "| steady-state ODP/pinned" <<<"$MD" | grep -qF "host too busy for a verdict" ||
-	fail "busy host: the timing goal still has a verdict"
-grep -F "| under pressure ODP completes" <<<"$MD" | grep -qF "**met**" ||
-	fail "busy host: the correctness goal lost its verdict"
-grep -F "| RDMA WRITE | 4 KiB |" <<<"$MD" | grep -qF "host too busy for a verdict" ||
-	fail "busy host: a table row still has a verdict"
+row_says "busy host: the timing goal still has a verdict" "steady-state ODP/pinned" "host too busy for a verdict"
+row_says "busy host: the correctness goal lost its verdict" "under pressure ODP completes" "**met**"
+row_says "busy host: a table row still has a verdict" "RDMA WRITE | 4 KiB |" "host too busy for a verdict"
 has "busy before the start" "1-min load 3 > 1.5 before the start"
 grep -qF "host too busy for a verdict" <<<"$ERR" || fail "busy host: report.py does not say so: $ERR"
 
@@ -88,6 +88,71 @@ has "busy during the run" "others used 0.8 CPUs on average during the run"
 run "busy, forced" 3.0 0.10 --force-verdict
 grep -F "| steady-state ODP/pinned" <<<"$MD" | grep -qF "**not met**" || fail "forced: no verdict"
 has "busy, forced" "**forced** although the host was too busy"
+
+# The registration step (issue 14) and the chunk step on a synthetic run:
+# never-touched memory 4 KiB .. 1 TiB with ODP flat (met), pinned/ODP at 1 GiB
+# far above 100 (met), deregistration after a few faults 3x slower at 1 GiB
+# (not met); memory per GiB touched; implicit vs explicit pairs; the chunk table.
+r=$d/reg
+mkdir -p "$r"
+/usr/bin/python3 - "$r/raw.csv" <<'PY'
+import sys
+rows = []
+G = 1 << 30
+for run in range(1, 21):
+    j = run % 5
+    for size in (4096, G, 1 << 40):
+        rows.append("reg,reg,odp,%d,untouched,%d,%d,us" % (size, run, 400 + j))
+        rows.append("reg,reg,implicit,%d,untouched,%d,%d,us" % (size, run, 300 + j))
+        rows.append("reg,dereg,odp,%d,untouched,%d,%d,us" % (size, run, 300 + j))
+        rows.append("reg,dereg-touched,odp,%d,untouched,%d,%d,us" % (size, run, (900 if size == G else 300) + j))
+        rows.append("reg,touched-children,odp,%d,untouched,%d,4,count" % (size, run))
+        if size <= G:
+            rows.append("reg,reg,pinned,%d,untouched,%d,%d,us" % (size, run, 500 if size == 4096 else 2e7 + j))
+    rows.append("steady,write-65536,odp,2097152,implicit,%d,%d,us" % (run, 1000))
+    rows.append("steady,write-65536,implicit,2097152,implicit,%d,%d,us" % (run, 1000 + j))
+    rows.append("pass,write-remote-cold,odp,2097152,implicit-write,%d,2000,us" % run)
+    rows.append("pass,write-remote-cold,implicit,2097152,implicit-write,%d,2100,us" % run)
+    rows.append("pass,write-remote-warm,odp,2097152,implicit-write,%d,1000,us" % run)
+    rows.append("pass,write-remote-warm,implicit,2097152,implicit-write,%d,1000,us" % run)
+    for sh in (16, 21):
+        z = 1 << sh
+        rows += ["chunk,sparse-cold,odp,%d,shift=%d,%d,%d,us" % (z, sh, run, 25600 + 100 * j),
+                 "chunk,sparse-warm,odp,%d,shift=%d,%d,12800,us" % (z, sh, run),
+                 "chunk,sparse-chunks,odp,%d,shift=%d,%d,256,count" % (z, sh, run),
+                 "chunk,children,odp,%d,shift=%d,%d,256,count" % (z, sh, run),
+                 "chunk,kmem,odp,%d,shift=%d,%d,%d,KiB" % (z, sh, run, 256 * (z // 4096 * 16 + 512) // 1024),
+                 "chunk,dereg,odp,%d,shift=%d,%d,2560,us" % (z, sh, run),
+                 "chunk,pf-cold,odp,%d,shift=%d,%d,%d,us" % (z, sh, run, 5120 + 10 * j),
+                 "chunk,pf-warm,odp,%d,shift=%d,%d,2560,us" % (z, sh, run),
+                 "chunk,seq-cold,odp,%d,shift=%d,%d,300000,us" % (z, sh, run),
+                 "chunk,seq-warm,odp,%d,shift=%d,%d,200000,us" % (z, sh, run),
+                 "chunk,seq-size,odp,%d,shift=%d,%d,16777216,bytes" % (z, sh, run)]
+for run in range(1, 7):
+    rows += ["mem,kmem,odp,%d,-,%d,4200,KiB" % (G, run), "mem,kmem-freed,odp,%d,-,%d,4200,KiB" % (G, run),
+             "mem,children,odp,%d,-,%d,512,count" % (G, run), "mem,mapped-pages,odp,%d,-,%d,262144,pages" % (G, run),
+             "mem,prefetch,odp,%d,-,%d,30000,us" % (G, run)]
+open(sys.argv[1], "w").write("\n".join(rows) + "\n")
+PY
+printf 'steps=reg chunk\nhost_load_start=0.2\nhost_load_end=2.1\nhost_load_interval=10\nhost_cpus=2\nreg_touch=4\nreg_pinned_max=1G\nchunk_default=21\nchunk_n=256\nchunk_reps=20\nchunk_seq=16M\n' >"$r/meta.txt"
+printf '10,1.0,0.1,1.9\n' >"$r/hostload.csv"
+ERR=$(/usr/bin/python3 "$R" "$r" "$r/out" --title reg 2>&1 >/dev/null) || fail "reg: report.py failed: $ERR"
+MD=$(cat "$r/out.md")
+has reg "### Never-touched memory, 4 KiB .. 1 TiB"
+row_says "reg: flat ODP registration not met" "ODP registration time flat" "**met**"
+row_says "reg: dereg 3x slower at 1 GiB is not 'not met'" "ODP deregistration after 4 faulted pages" "**not met**"
+row_says "reg: pinned/ODP at 1 GiB not met" "pinned/ODP registration time at 1 GiB of never-touched memory >= 100" "**met**"
+row_says "reg: all sizes registered, not met" "4 KiB .. 1 TiB of never-touched memory all register" "**met**"
+has reg "### Memory of the translation per GiB touched"
+grep -F "| explicit ODP | 1 GiB | 262144 | 512 | 4.1 [4.1–4.1] MiB" <<<"$MD" >/dev/null || fail "reg: memory per GiB row"
+has reg "### Implicit vs explicit ODP"
+grep -F "| steady RDMA WRITE, 64 KiB messages |" <<<"$MD" | grep -qF "| 20 |" || fail "reg: implicit steady row"
+has reg "cold pass, write-remote (write)"
+has reg "## 2b. The chunk of an ODP child"
+grep -F "| 21 (2 MiB) | 20 | 10.1 µs (10 µs–10.1 µs) | 50.8 µs" <<<"$MD" >/dev/null ||
+	fail "reg: chunk row of shift 21 (10 µs per chunk by prefetch, 50 by WRITE)"
+grep -F "| 16 (64 KiB) |" <<<"$MD" | grep -qF "| 48.0 B |" || fail "reg: chunk memory per page of shift 16"
+hasnt reg "Traceback"
 
 rm -f "$d/hostload.csv"
 : >"$d/meta.txt"

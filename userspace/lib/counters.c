@@ -22,6 +22,24 @@ long long vmstat(const char *name)
 	return found;
 }
 
+long long meminfo_kib(const char *name)
+{
+	char line[256];
+	size_t n = strlen(name);
+	long long found = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == ':') {
+			found = strtoll(line + n + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return found;
+}
+
 long long file_number(const char *path)
 {
 	long long v = -1;

@@ -15,6 +15,10 @@ long long file_number(const char *path);
 /* The /proc/vmstat counter name, or -1 if it cannot be read. */
 long long vmstat(const char *name);
 
+/* The /proc/meminfo field name (e.g. "Slab", "VmallocUsed") in KiB, or -1
+ * if it cannot be read. */
+long long meminfo_kib(const char *name);
+
 /* The hw counter name of port on RDMA device dev
  * (/sys/class/infiniband/DEV/ports/PORT/hw_counters/NAME), or -1 if it
  * cannot be read (another driver, an older rxe). */

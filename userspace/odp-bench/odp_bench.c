@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include <infiniband/verbs.h>
 
 #include "counters.h"
+#include "sysfile.h"
 #include "loopback.h"
 #include "opts.h"
 #include "tool.h"
@@ -28,10 +30,12 @@
 #include "uverbs.h"
 
 #define MAX_SIZES 32
+#define MAX_SHIFTS 8
+#define PARAMS "/sys/module/rdma_rxe/parameters/"
 #define MAX_DEPTH 64
 #define HUGE_ALIGN (2UL << 20)
 
-enum mode { MODE_PINNED = 1, MODE_ODP = 2, MODE_NOMR = 4 };
+enum mode { MODE_PINNED = 1, MODE_ODP = 2, MODE_NOMR = 4, MODE_IMPLICIT = 8 };
 enum thp { THP_DEFAULT, THP_ON, THP_OFF };
 
 struct opts {
@@ -44,6 +48,13 @@ struct opts {
 	uint64_t chunk;
 	int depth;
 	bool pinned, odp;	/* --mode: which kinds of MR to measure */
+	bool implicit;		/* --mode implicit: an implicit ODP MR (NULL, SIZE_MAX) */
+	bool vs_implicit;	/* pass/steady --implicit: explicit vs implicit ODP */
+	uint64_t pinned_max;	/* reg: no pinned registration above this size (0: none) */
+	int touch;		/* reg: also dereg an MR that faulted this many pages */
+	int nshifts;		/* chunk: odp_child_shift values to compare */
+	unsigned int shifts[MAX_SHIFTS];
+	int nchunks;		/* chunk: chunks touched by the sparse pass */
 	bool op_read;		/* pass: RDMA READ instead of WRITE */
 	bool side_local;	/* pass: the measured MR is the local SGE, not the remote one */
 	bool fresh;		/* pass: do not touch the region before the cold pass */
@@ -79,13 +90,19 @@ static const char *mode_name(int m)
 	case MODE_PINNED: return "pinned";
 	case MODE_ODP: return "odp";
 	case MODE_NOMR: return "nomr";
+	case MODE_IMPLICIT: return "implicit";
 	default: return "?";
 	}
 }
 
+/* Set while a warm-up runs: its rows are not printed. */
+static bool rows_off;
+
 static void row(const char *section, const char *kase, const char *mode, uint64_t size,
 		const struct opts *o, int run, double value, const char *unit)
 {
+	if (rows_off)
+		return;
 	printf("%s,%s,%s,%" PRIu64 ",%s,%d,%.6g,%s\n", section, kase, mode, size,
 	       o->tag ? o->tag : "-", run, value, unit);
 	fflush(stdout);
@@ -139,12 +156,17 @@ static int access_flags(int mode)
 {
 	int a = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
 
-	return mode == MODE_ODP ? a | IBV_ACCESS_ON_DEMAND : a;
+	return mode & (MODE_ODP | MODE_IMPLICIT) ? a | IBV_ACCESS_ON_DEMAND : a;
 }
 
+/* Register r pinned or ODP, or (MODE_IMPLICIT) give it an implicit ODP MR:
+ * one MR for the whole address space, used at r's addresses. */
 static int region_reg(struct rdma *d, struct region *r, int mode)
 {
-	r->mr = lb_reg_mr(&d->dev, r->addr, r->len, access_flags(mode));
+	if (mode == MODE_IMPLICIT)
+		r->mr = lb_reg_mr(&d->dev, NULL, SIZE_MAX, access_flags(mode));
+	else
+		r->mr = lb_reg_mr(&d->dev, r->addr, r->len, access_flags(mode));
 	if (!r->mr)
 		return errno ? -errno : -EIO;
 	return 0;
@@ -227,6 +249,7 @@ struct xfer {
 	struct region *reg;
 	struct region *stage;
 	uint64_t chunk;
+	uint64_t stride;	/* a message every stride bytes (0: chunk, back to back) */
 	bool read;
 	bool side_local;
 	int64_t fill_gen;
@@ -239,10 +262,10 @@ static int xfer_pass(struct rdma *d, struct xfer *x)
 	uint64_t slot_off[MAX_DEPTH];
 	bool busy[MAX_DEPTH] = { false };
 	struct ibv_wc wc[16];
-	uint64_t next = 0, done = 0, len = x->reg->len;
+	uint64_t next = 0, len = x->reg->len;
 	int inflight = 0, n, i, s;
 
-	while (done < len) {
+	while (next < len || inflight) {
 		while (next < len && inflight < d->depth) {
 			struct ibv_send_wr wr, *bad;
 			struct ibv_sge sge;
@@ -278,7 +301,7 @@ static int xfer_pass(struct rdma *d, struct xfer *x)
 			}
 			busy[s] = true;
 			slot_off[s] = next;
-			next += c;
+			next += x->stride ? x->stride : c;
 			inflight++;
 		}
 		n = ibv_poll_cq(d->qps.a.cq, 16, wc);
@@ -306,7 +329,6 @@ static int xfer_pass(struct rdma *d, struct xfer *x)
 								    (uint64_t)x->check_gen);
 			busy[s] = false;
 			inflight--;
-			done += c;
 		}
 	}
 	return 0;
@@ -371,122 +393,6 @@ static int cmd_caps(const struct opts *o)
 	return rc;
 }
 
-/* Registration / deregistration time per size, pinned and ODP interleaved. */
-static int cmd_reg(const struct opts *o)
-{
-	struct rdma d;
-	int i, rep, k;
-
-	if (rdma_open(&d, o, false))
-		return 2;
-	for (i = 0; i < o->nsizes; i++) {
-		uint64_t size = o->sizes[i];
-		int reps = size >= (256ULL << 20) ? o->big_reps : o->reps;
-		struct region r;
-
-		if (region_map(&r, size, o->thp)) {
-			row("reg", "map-error", "-", size, o, 0, ENOMEM, "errno");
-			continue;
-		}
-		if (!o->fresh)
-			region_touch(&r);
-		for (rep = 1; rep <= reps; rep++) {
-			/* Alternate the order so neither mode always runs on a warmer cache. */
-			for (k = 0; k < 2; k++) {
-				int m = ((rep + k) & 1) ? MODE_PINNED : MODE_ODP;
-				double t0, t1, t2;
-				int e;
-
-				long long pin0, pin1;
-
-				if (!(m == MODE_PINNED ? o->pinned : o->odp))
-					continue;
-				pin0 = vmstat("nr_foll_pin_acquired");
-				t0 = tool_now_us();
-				e = region_reg(&d, &r, m);
-				t1 = tool_now_us();
-				pin1 = vmstat("nr_foll_pin_acquired");
-				if (e) {
-					fprintf(stderr, "reg %s %" PRIu64 ": %s\n", mode_name(m), size,
-						strerror(-e));
-					row("reg", "reg-error", mode_name(m), size, o, rep, -e, "errno");
-					continue;
-				}
-				e = region_dereg(&r);
-				t2 = tool_now_us();
-				if (e)
-					row("reg", "dereg-error", mode_name(m), size, o, rep, e, "errno");
-				row("reg", "reg", mode_name(m), size, o, rep, t1 - t0, "us");
-				row("reg", "dereg", mode_name(m), size, o, rep, t2 - t1, "us");
-				/* Pages pinned by this registration (anything else
-				 * running adds to it: an upper bound). */
-				if (pin0 >= 0 && pin1 >= 0)
-					row("reg", "pins", mode_name(m), size, o, rep,
-					    (double)(pin1 - pin0), "pages");
-			}
-		}
-		region_unmap(&r);
-	}
-	rdma_close(&d);
-	return 0;
-}
-
-/*
- * Cold vs warm: a fresh registration, then two identical passes over the
- * whole region; for ODP the first pass faults every page into the MR.
- */
-static int cmd_pass(const struct opts *o)
-{
-	struct rdma d;
-	char kase[64];
-	const char *what = o->op_read ? "read" : "write";
-	const char *side = o->side_local ? "local" : "remote";
-	uint64_t size = o->sizes[0];
-	int rep, k, p;
-
-	if (rdma_open(&d, o, true))
-		return 2;
-	for (rep = 1; rep <= o->reps; rep++) {
-		for (k = 0; k < 2; k++) {
-			int m = ((rep + k) & 1) ? MODE_PINNED : MODE_ODP;
-			struct region r;
-			double tr0, tr1;
-			int e;
-
-			if (!(m == MODE_PINNED ? o->pinned : o->odp))
-				continue;
-			if (region_map(&r, size, o->thp))
-				return 2;
-			if (!o->fresh)
-				region_touch(&r);
-			tr0 = tool_now_us();
-			e = region_reg(&d, &r, m);
-			tr1 = tool_now_us();
-			if (e) {
-				fprintf(stderr, "reg %s: %s\n", mode_name(m), strerror(-e));
-				row("pass", "reg-error", mode_name(m), size, o, rep, -e, "errno");
-				region_unmap(&r);
-				continue;
-			}
-			snprintf(kase, sizeof(kase), "%s-%s-reg", what, side);
-			row("pass", kase, mode_name(m), size, o, rep, tr1 - tr0, "us");
-			for (p = 0; p < o->passes; p++) {
-				double us = timed_pass(&d, o, &r);
-
-				if (us < 0) {
-					row("pass", "xfer-error", mode_name(m), size, o, rep, p, "pass");
-					return 2;
-				}
-				snprintf(kase, sizeof(kase), "%s-%s-%s", what, side, pass_name(p));
-				row("pass", kase, mode_name(m), size, o, rep, us, "us");
-			}
-			region_free(&r);
-		}
-	}
-	rdma_close(&d);
-	return 0;
-}
-
 /* An ODP MR's per-MR driver counter (rdma resource show mr -dd), or -1. */
 static long long mr_counter(const struct opts *o, const struct region *r, const char *name)
 {
@@ -520,6 +426,518 @@ static int region_prefetch(struct rdma *d, struct region *r, bool write, bool sy
 	return uv_advise_mr(d->dev.pd, write ? IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE :
 				  IBV_ADVISE_MR_ADVICE_PREFETCH,
 			    sync ? IBV_ADVISE_MR_FLAG_FLUSH : 0, sg, n);
+}
+
+/* Is mode m one of the kinds o measures? */
+static bool mode_on(const struct opts *o, int m)
+{
+	return m == MODE_PINNED ? o->pinned : m == MODE_ODP ? o->odp :
+	       m == MODE_IMPLICIT ? o->implicit : false;
+}
+
+/* The two modes a pass/steady pair compares: pinned vs ODP, or with
+ * --implicit explicit vs implicit ODP. */
+static int pair_mode(const struct opts *o, bool first)
+{
+	if (o->vs_implicit)
+		return first ? MODE_ODP : MODE_IMPLICIT;
+	return first ? MODE_PINNED : MODE_ODP;
+}
+
+/*
+ * Fault n pages of r's ODP MR in, spread evenly over the region (so a large
+ * region gets them in n different children), with a sync prefetch of
+ * PREFETCH_WRITE: what an MR that saw a few accesses has.  0 or an errno.
+ */
+#define TOUCH_MAX 64
+static int region_fault_pages(struct rdma *d, struct region *r, int n)
+{
+	struct ibv_sge sg[TOUCH_MAX];
+	uint64_t pages = r->len / 4096, k;
+
+	if ((uint64_t)n > pages)
+		n = (int)pages;
+	for (k = 0; k < (uint64_t)n; k++) {
+		sg[k].addr = (uintptr_t)(r->addr + (pages * k / n) * 4096);
+		sg[k].length = 4096;
+		sg[k].lkey = r->mr->lkey;
+	}
+	return uv_advise_mr(d->dev.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+			    IBV_ADVISE_MR_FLAG_FLUSH, sg, (uint32_t)n);
+}
+
+/*
+ * One registration and deregistration of size bytes in mode m, timed: of
+ * res (resident, kept mapped by the caller) or, res NULL, of a fresh
+ * never-touched MAP_NORESERVE mapping made and unmapped around it (a pinned
+ * registration of it faults every page in: allocation and zeroing are part
+ * of what it measures).  Then, with --touch for ODP modes, a second MR
+ * whose --touch pages were faulted in, and the time of its deregistration.
+ */
+static int reg_one(struct rdma *d, const struct opts *o, struct region *res, uint64_t size,
+		   int m, int rep)
+{
+	struct region fresh, *r = res ? res : &fresh;
+	long long pin0, pin1, ch;
+	double t0, t1, t2;
+	int e;
+
+	if (!res && region_map(&fresh, size, o->thp)) {
+		row("reg", "map-error", mode_name(m), size, o, rep, ENOMEM, "errno");
+		return -1;
+	}
+	pin0 = vmstat("nr_foll_pin_acquired");
+	t0 = tool_now_us();
+	e = region_reg(d, r, m);
+	t1 = tool_now_us();
+	pin1 = vmstat("nr_foll_pin_acquired");
+	if (e) {
+		fprintf(stderr, "reg %s %" PRIu64 ": %s\n", mode_name(m), size, strerror(-e));
+		row("reg", "reg-error", mode_name(m), size, o, rep, -e, "errno");
+		goto out;
+	}
+	e = region_dereg(r);
+	t2 = tool_now_us();
+	if (e)
+		row("reg", "dereg-error", mode_name(m), size, o, rep, e, "errno");
+	row("reg", "reg", mode_name(m), size, o, rep, t1 - t0, "us");
+	row("reg", "dereg", mode_name(m), size, o, rep, t2 - t1, "us");
+	/* Pages pinned by this registration (anything else running adds to
+	 * it: an upper bound). */
+	if (pin0 >= 0 && pin1 >= 0)
+		row("reg", "pins", mode_name(m), size, o, rep, (double)(pin1 - pin0), "pages");
+	if (!o->touch || m == MODE_PINNED)
+		goto out;
+	e = region_reg(d, r, m);
+	if (e) {
+		row("reg", "reg-error", mode_name(m), size, o, rep, -e, "errno");
+		goto out;
+	}
+	e = region_fault_pages(d, r, o->touch);
+	if (e) {
+		fprintf(stderr, "advise_mr %s %" PRIu64 ": %s\n", mode_name(m), size, strerror(e));
+		row("reg", "touch-error", mode_name(m), size, o, rep, e, "errno");
+	}
+	/* the children: the same every repetition; reading them forks rdma(8) */
+	ch = rep == 1 ? mr_counter(o, r, "odp_children") : -1;
+	t0 = tool_now_us();
+	e = region_dereg(r);
+	t1 = tool_now_us();
+	if (e)
+		row("reg", "dereg-error", mode_name(m), size, o, rep, e, "errno");
+	row("reg", "dereg-touched", mode_name(m), size, o, rep, t1 - t0, "us");
+	if (ch >= 0)
+		row("reg", "touched-children", mode_name(m), size, o, rep, (double)ch, "count");
+out:
+	if (!res)
+		region_unmap(&fresh);
+	return 0;
+}
+
+/*
+ * Registration / deregistration time per size and mode (pinned, ODP,
+ * implicit ODP), interleaved: each repetition goes over every size, and
+ * within a size over every mode, both in an order that rotates from one
+ * repetition to the next, so no size or mode always runs on a warmer
+ * cache or a quieter host.  Resident memory (touched once up front), or
+ * with --fresh a never-touched mapping per registration.
+ */
+static int cmd_reg(const struct opts *o)
+{
+	static struct region res[MAX_SIZES];
+	int modes[3], nm = 0, i, j, k, rep, maxreps = 0;
+	struct rdma d;
+
+	for (k = MODE_PINNED; k <= MODE_IMPLICIT; k <<= 1)
+		if (k != MODE_NOMR && mode_on(o, k))
+			modes[nm++] = k;
+	if (rdma_open(&d, o, false))
+		return 2;
+	for (i = 0; i < o->nsizes; i++) {
+		int reps = o->sizes[i] >= (256ULL << 20) ? o->big_reps : o->reps;
+
+		maxreps = reps > maxreps ? reps : maxreps;
+		if (o->fresh)
+			continue;
+		if (region_map(&res[i], o->sizes[i], o->thp)) {
+			row("reg", "map-error", "-", o->sizes[i], o, 0, ENOMEM, "errno");
+			continue;
+		}
+		region_touch(&res[i]);
+	}
+	for (rep = 1; rep <= maxreps; rep++) {
+		for (j = 0; j < o->nsizes; j++) {
+			uint64_t size;
+
+			i = (j + rep - 1) % o->nsizes;
+			size = o->sizes[i];
+			if (rep > (size >= (256ULL << 20) ? o->big_reps : o->reps))
+				continue;
+			if (!o->fresh && !res[i].map)
+				continue;
+			for (k = 0; k < nm; k++) {
+				int m = modes[(k + rep - 1) % nm];
+
+				if (m == MODE_PINNED && o->pinned_max && size > o->pinned_max)
+					continue;
+				reg_one(&d, o, o->fresh ? NULL : &res[i], size, m, rep);
+			}
+		}
+	}
+	for (i = 0; i < o->nsizes; i++)
+		region_unmap(&res[i]);
+	rdma_close(&d);
+	return 0;
+}
+
+/*
+ * Flush every slab cache's per-CPU slabs to its lists (SLUB's shrink file),
+ * so that slabinfo's active_objs, which counts a per-CPU slab's free room as
+ * in use, counts the objects in use only.
+ */
+static void slab_flush(void)
+{
+	DIR *dir = opendir("/sys/kernel/slab");
+	struct dirent *e;
+	char path[512];
+
+	if (!dir)
+		return;
+	while ((e = readdir(dir)))
+		if (e->d_type == DT_DIR && e->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", e->d_name);
+			sysfile_write(path, "1");
+		}
+	closedir(dir);
+}
+
+/*
+ * The kernel heap in use, in KiB: the objects in use in every slab cache
+ * (/proc/slabinfo active_objs x objsize after slab_flush(): a cache's free
+ * room, which page counts such as meminfo's Slab include, does not count),
+ * the kmallocs too large for a cache (meminfo Slab, which accounts them,
+ * minus the caches' own slab pages), and vmalloc (kvmalloc's fallback).
+ * Root only (slabinfo); -1 if unreadable.
+ */
+static long long kmem_kib(void)
+{
+	unsigned long long act, num, osz, per, pps, t1, t2, t3, as, ns;
+	long long slab = meminfo_kib("Slab"), vm = meminfo_kib("VmallocUsed");
+	double objs = 0, slab_pages = 0;
+	char line[512], name[64];
+	FILE *f;
+
+	if (slab < 0 || vm < 0)
+		return -1;
+	slab_flush();
+	slab = meminfo_kib("Slab");
+	f = fopen("/proc/slabinfo", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %llu %llu %llu %llu %llu : tunables %llu %llu %llu : slabdata %llu %llu",
+			   name, &act, &num, &osz, &per, &pps, &t1, &t2, &t3, &as, &ns) != 11)
+			continue;
+		objs += (double)act * (double)osz;
+		slab_pages += (double)ns * (double)pps;
+	}
+	fclose(f);
+	return (long long)(objs / 1024 + ((double)slab - slab_pages * 4) + (double)vm);
+}
+
+/*
+ * The memory the translation of an ODP MR takes per GiB touched: a
+ * resident region of --size, registered (ODP or implicit), every page
+ * mapped into the MR by a sync prefetch; the growth of the kernel heap
+ * (kmem_kib()) across the prefetch: the children, their per-page arrays
+ * and page-use bits; the MR's own counters of children and mapped pages;
+ * what deregistration gives back.
+ */
+static int cmd_mem(const struct opts *o)
+{
+	uint64_t size = o->sizes[0];
+	int modes[2], nm = 0, rep, k, e;
+	struct rdma d;
+
+	if (o->odp)
+		modes[nm++] = MODE_ODP;
+	if (o->implicit)
+		modes[nm++] = MODE_IMPLICIT;
+	if (rdma_open(&d, o, false))
+		return 2;
+	for (rep = 1; rep <= o->reps; rep++) {
+		for (k = 0; k < nm; k++) {
+			int m = modes[(k + rep - 1) % nm];
+			long long k0, k1, k2, ch, mp;
+			struct region r;
+			double t0, t1;
+
+			if (region_map(&r, size, o->thp))
+				return 2;
+			region_touch(&r);
+			e = region_reg(&d, &r, m);
+			if (e) {
+				row("mem", "reg-error", mode_name(m), size, o, rep, -e, "errno");
+				region_unmap(&r);
+				continue;
+			}
+			k0 = kmem_kib();
+			t0 = tool_now_us();
+			e = region_prefetch(&d, &r, true, true);
+			t1 = tool_now_us();
+			k1 = kmem_kib();
+			if (e) {
+				row("mem", "advise-error", mode_name(m), size, o, rep, e, "errno");
+				region_free(&r);
+				continue;
+			}
+			ch = mr_counter(o, &r, "odp_children");
+			mp = mr_counter(o, &r, "odp_mapped_pages");
+			region_dereg(&r);
+			k2 = kmem_kib();
+			row("mem", "prefetch", mode_name(m), size, o, rep, t1 - t0, "us");
+			if (k0 >= 0 && k1 >= 0 && k2 >= 0) {
+				row("mem", "kmem", mode_name(m), size, o, rep, (double)(k1 - k0), "KiB");
+				row("mem", "kmem-freed", mode_name(m), size, o, rep, (double)(k1 - k2),
+				    "KiB");
+			}
+			if (ch >= 0)
+				row("mem", "children", mode_name(m), size, o, rep, (double)ch, "count");
+			if (mp >= 0)
+				row("mem", "mapped-pages", mode_name(m), size, o, rep, (double)mp, "pages");
+			region_unmap(&r);
+		}
+	}
+	rdma_close(&d);
+	return 0;
+}
+
+/* A sync PREFETCH_WRITE of one page every stride bytes of r, TOUCH_MAX
+ * pages per call: its time in µs, or -1. */
+static double prefetch_strided(struct rdma *d, struct region *r, uint64_t stride)
+{
+	struct ibv_sge sg[TOUCH_MAX];
+	uint64_t off = 0;
+	double t0 = tool_now_us();
+
+	while (off < r->len) {
+		uint32_t n = 0;
+
+		for (; off < r->len && n < TOUCH_MAX; off += stride, n++) {
+			sg[n].addr = (uintptr_t)(r->addr + off);
+			sg[n].length = 4096;
+			sg[n].lkey = r->mr->lkey;
+		}
+		if (uv_advise_mr(d->dev.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+				 IBV_ADVISE_MR_FLAG_FLUSH, sg, n))
+			return -1;
+	}
+	return tool_now_us() - t0;
+}
+
+/* Write an unsigned value to a module parameter: 0 or -errno. */
+static int param_set(const char *name, long long v)
+{
+	char path[128], val[32];
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	snprintf(val, sizeof(val), "%lld", v);
+	return sysfile_write(path, val);
+}
+
+/*
+ * The chunk of an ODP child (module parameter odp_child_shift), measured:
+ * for each shift, in an order rotating per repetition,
+ *  sparse: a resident page in each of --chunks chunks, an ODP MR over them,
+ *   one 4 KiB RDMA WRITE per chunk: the cold pass makes a child per chunk
+ *   and faults one page (odp_fault_ahead 0, so nothing else), the warm pass
+ *   finds both; (cold - warm) / chunks is the first-access cost of a chunk,
+ *   slab + vmalloc growth / children the memory of a child, and the
+ *   deregistration frees them all; then the same through the CPU alone: a
+ *   new MR over the same pages, a sync prefetch of one page per chunk
+ *   (cold: makes the children) and again (warm);
+ *  sequential: cold and warm pass over a resident region of --size in
+ *   --chunk messages (odp_fault_ahead as it was).
+ * Needs root (the parameters); both are restored at the end.
+ */
+static int cmd_chunk(const struct opts *o)
+{
+	long long shift0 = file_number(PARAMS "odp_child_shift");
+	long long ahead0 = file_number(PARAMS "odp_fault_ahead");
+	uint64_t size = o->sizes[0];
+	int rep, k, e, rc = 0;
+	struct opts oc = *o;
+	char tag[32];
+	struct rdma d;
+
+	if (shift0 < 0 || ahead0 < 0) {
+		fprintf(stderr, "odp-bench chunk: no odp_child_shift/odp_fault_ahead in " PARAMS "\n");
+		return 3;
+	}
+	if (rdma_open(&d, o, true))
+		return 2;
+	oc.tag = tag;
+	/* rep 0 is a warm-up of the first shift (first transfers, caches): no rows */
+	for (rep = 0; rep <= o->reps && !rc; rep++) {
+		rows_off = !rep;
+		for (k = 0; k < (rep ? o->nshifts : 1) && !rc; k++) {
+			unsigned int sh = o->shifts[(k + rep + o->nshifts - 1) % o->nshifts];
+			uint64_t csz = 1ULL << sh, i;
+			long long k0, k1, ch;
+			struct region r;
+			double t0, t1, t2, t3;
+
+			snprintf(tag, sizeof(tag), "shift=%u", sh);
+			e = param_set("odp_child_shift", sh);
+			if (!e)
+				e = param_set("odp_fault_ahead", 0);
+			if (e || file_number(PARAMS "odp_child_shift") != sh) {
+				fprintf(stderr, "odp_child_shift=%u: %s\n", sh, strerror(-e));
+				row("chunk", "shift-rejected", "odp", csz, &oc, rep, -e, "errno");
+				continue;
+			}
+			/* sparse: one resident page per chunk */
+			if (region_map(&r, csz * o->nchunks, o->thp)) {
+				rc = 2;
+				break;
+			}
+			for (i = 0; i < (uint64_t)o->nchunks; i++)
+				r.addr[i * csz] = 1;
+			e = region_reg(&d, &r, MODE_ODP);
+			if (e) {
+				row("chunk", "reg-error", "odp", csz, &oc, rep, -e, "errno");
+				region_unmap(&r);
+				continue;
+			}
+			{
+				struct xfer x = {
+					.reg = &r, .stage = &d.stage, .chunk = 4096, .stride = csz,
+					.fill_gen = -1, .check_gen = -1,
+				};
+
+				k0 = kmem_kib();
+				t0 = tool_now_us();
+				e = xfer_pass(&d, &x);
+				t1 = tool_now_us();
+				k1 = kmem_kib();
+				if (!e)
+					e = xfer_pass(&d, &x);
+				t2 = tool_now_us();
+			}
+			if (e) {
+				row("chunk", "xfer-error", "odp", csz, &oc, rep, 0, "pass");
+				rc = 2;
+				break;
+			}
+			ch = mr_counter(o, &r, "odp_children");
+			t3 = tool_now_us();
+			region_dereg(&r);
+			row("chunk", "dereg", "odp", csz, &oc, rep, tool_now_us() - t3, "us");
+			if (!region_reg(&d, &r, MODE_ODP)) {
+				double p0 = prefetch_strided(&d, &r, csz);
+				double p1 = p0 < 0 ? -1 : prefetch_strided(&d, &r, csz);
+
+				if (p1 >= 0) {
+					row("chunk", "pf-cold", "odp", csz, &oc, rep, p0, "us");
+					row("chunk", "pf-warm", "odp", csz, &oc, rep, p1, "us");
+				}
+				region_dereg(&r);
+			}
+			region_unmap(&r);
+			row("chunk", "sparse-cold", "odp", csz, &oc, rep, t1 - t0, "us");
+			row("chunk", "sparse-warm", "odp", csz, &oc, rep, t2 - t1, "us");
+			row("chunk", "sparse-chunks", "odp", csz, &oc, rep, o->nchunks, "count");
+			if (ch >= 0)
+				row("chunk", "children", "odp", csz, &oc, rep, (double)ch, "count");
+			if (k0 >= 0 && k1 >= 0)
+				row("chunk", "kmem", "odp", csz, &oc, rep, (double)(k1 - k0), "KiB");
+			/* sequential: the whole region, fault-ahead as configured */
+			param_set("odp_fault_ahead", ahead0);
+			if (region_map(&r, size, o->thp)) {
+				rc = 2;
+				break;
+			}
+			region_touch(&r);
+			e = region_reg(&d, &r, MODE_ODP);
+			if (e) {
+				row("chunk", "reg-error", "odp", csz, &oc, rep, -e, "errno");
+				region_unmap(&r);
+				continue;
+			}
+			t0 = timed_pass(&d, o, &r);
+			t1 = t0 < 0 ? -1 : timed_pass(&d, o, &r);
+			region_free(&r);
+			if (t1 < 0) {
+				row("chunk", "xfer-error", "odp", csz, &oc, rep, 1, "pass");
+				rc = 2;
+				break;
+			}
+			row("chunk", "seq-cold", "odp", csz, &oc, rep, t0, "us");
+			row("chunk", "seq-warm", "odp", csz, &oc, rep, t1, "us");
+			row("chunk", "seq-size", "odp", csz, &oc, rep, (double)size, "bytes");
+		}
+	}
+	rows_off = false;
+	param_set("odp_child_shift", shift0);
+	param_set("odp_fault_ahead", ahead0);
+	rdma_close(&d);
+	return rc;
+}
+
+/*
+ * Cold vs warm: a fresh registration, then two identical passes over the
+ * whole region; for ODP the first pass faults every page into the MR.
+ */
+static int cmd_pass(const struct opts *o)
+{
+	struct rdma d;
+	char kase[64];
+	const char *what = o->op_read ? "read" : "write";
+	const char *side = o->side_local ? "local" : "remote";
+	uint64_t size = o->sizes[0];
+	int rep, k, p;
+
+	if (rdma_open(&d, o, true))
+		return 2;
+	for (rep = 1; rep <= o->reps; rep++) {
+		for (k = 0; k < 2; k++) {
+			int m = pair_mode(o, (rep + k) & 1);
+			struct region r;
+			double tr0, tr1;
+			int e;
+
+			if (!mode_on(o, m))
+				continue;
+			if (region_map(&r, size, o->thp))
+				return 2;
+			if (!o->fresh)
+				region_touch(&r);
+			tr0 = tool_now_us();
+			e = region_reg(&d, &r, m);
+			tr1 = tool_now_us();
+			if (e) {
+				fprintf(stderr, "reg %s: %s\n", mode_name(m), strerror(-e));
+				row("pass", "reg-error", mode_name(m), size, o, rep, -e, "errno");
+				region_unmap(&r);
+				continue;
+			}
+			snprintf(kase, sizeof(kase), "%s-%s-reg", what, side);
+			row("pass", kase, mode_name(m), size, o, rep, tr1 - tr0, "us");
+			for (p = 0; p < o->passes; p++) {
+				double us = timed_pass(&d, o, &r);
+
+				if (us < 0) {
+					row("pass", "xfer-error", mode_name(m), size, o, rep, p, "pass");
+					return 2;
+				}
+				snprintf(kase, sizeof(kase), "%s-%s-%s", what, side, pass_name(p));
+				row("pass", kase, mode_name(m), size, o, rep, us, "us");
+			}
+			region_free(&r);
+		}
+	}
+	rdma_close(&d);
+	return 0;
 }
 
 /*
@@ -627,7 +1045,7 @@ static int cmd_steady(const struct opts *o)
 		return 2;
 	snprintf(kase, sizeof(kase), "%s-%" PRIu64, o->op_read ? "read" : "write", o->chunk);
 	for (i = 0; i < 2; i++) {
-		int m = i ? MODE_ODP : MODE_PINNED, e;
+		int m = pair_mode(o, !i), e;
 
 		if (region_map(&r[i], size, o->thp))
 			return 2;
@@ -649,14 +1067,14 @@ static int cmd_steady(const struct opts *o)
 			double t0 = tool_now_us(), t1;
 
 			if (xfer_pass(&d, &x)) {
-				row("steady", "xfer-error", mode_name(which ? MODE_ODP : MODE_PINNED),
+				row("steady", "xfer-error", mode_name(pair_mode(o, !which)),
 				    size, o, rep, 0, "pass");
 				return 2;
 			}
 			t1 = tool_now_us();
 			/* rep 0 maps every page of the ODP MR: not steady state */
 			if (rep)
-				row("steady", kase, mode_name(which ? MODE_ODP : MODE_PINNED), size,
+				row("steady", kase, mode_name(pair_mode(o, !which)), size,
 				    o, rep, t1 - t0, "us");
 		}
 	}
@@ -849,8 +1267,17 @@ static void usage(FILE *f)
 "commands:\n"
 "  caps      print the device's ODP capabilities and try one ODP registration;\n"
 "            exit 0 if ODP works for RC send/recv/write/read, 3 if not\n"
-"  reg       time ibv_reg_mr/ibv_dereg_mr per size (--sizes) on resident memory,\n"
-"            pinned and ODP interleaved, --reps times (--big-reps from 256 MiB)\n"
+"  reg       time ibv_reg_mr/ibv_dereg_mr per size (--sizes) on resident memory\n"
+"            (--fresh: a never-touched MAP_NORESERVE mapping per registration),\n"
+"            --mode pinned,odp,implicit; sizes and modes interleaved in rotating\n"
+"            order, --reps times (--big-reps from 256 MiB); --touch N: also\n"
+"            the dereg of an ODP MR that faulted N pages (case dereg-touched)\n"
+"  mem       kernel memory of the translation: an ODP (or implicit) MR over a\n"
+"            resident region of --size, every page mapped by a sync prefetch;\n"
+"            slab+vmalloc growth, MemFree drop, odp_children, odp_mapped_pages\n"
+"  chunk     per odp_child_shift in --shifts (root): first-access cost of a\n"
+"            chunk (one 4 KiB WRITE into each of --chunks chunks, cold vs\n"
+"            warm), memory per child, dereg, and a cold/warm pass over --size\n"
 "  pass      register a fresh region of --size, then --passes passes of RDMA\n"
 "            WRITE (or --read) over all of it in --chunk messages: the first pass\n"
 "            on an ODP MR faults every page (cold), the next ones do not (warm)\n"
@@ -865,7 +1292,15 @@ static void usage(FILE *f)
 "options:\n"
 "  --dev NAME        RDMA device (default rxe0)\n"
 "  --gid N           GID index for the QPs (default $RXE_GID, else 1)\n"
-"  --mode M          pinned, odp or both (default both)\n"
+"  --mode M          pinned, odp, implicit (an implicit ODP MR: NULL,\n"
+"                    SIZE_MAX), a comma list of them, both (pinned,odp) or\n"
+"                    all (default both)\n"
+"  --implicit        pass/steady: explicit vs implicit ODP instead of pinned\n"
+"                    vs ODP (modes odp and implicit)\n"
+"  --pinned-max S    reg: no pinned registration of sizes above S\n"
+"  --touch N         reg: see above (1-%d)\n"
+"  --shifts LIST     chunk: odp_child_shift values (default 16,18,21,24,27)\n"
+"  --chunks N        chunk: chunks of the sparse pass (default 256)\n"
 "  --reps N          repetitions (default 3)\n"
 "  --big-reps N      reg: repetitions for sizes >= 256 MiB (default = --reps)\n"
 "  --sizes LIST      reg: comma-separated sizes, e.g. 4K,1M,1G (suffix K/M/G)\n"
@@ -890,7 +1325,7 @@ static void usage(FILE *f)
 "  --munmap          inval: munmap instead of MADV_DONTNEED\n"
 "  --thp on|off      transparent huge pages for the region (default: system's)\n"
 "  --tag STR         value of the tag column (e.g. a parameter being swept)\n"
-"  -h, --help        this text\n", MAX_DEPTH);
+"  -h, --help        this text\n", TOUCH_MAX, MAX_DEPTH);
 }
 
 /*
@@ -917,6 +1352,11 @@ static const char *parse_opts(int argc, char **argv, struct opts *o)
 		{ "munmap", no_argument, NULL, 'u' },
 		{ "thp", required_argument, NULL, 't' },
 		{ "tag", required_argument, NULL, 'T' },
+		{ "implicit", no_argument, NULL, 'I' },
+		{ "pinned-max", required_argument, NULL, 'X' },
+		{ "touch", required_argument, NULL, 'K' },
+		{ "shifts", required_argument, NULL, 'H' },
+		{ "chunks", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -928,6 +1368,7 @@ static const char *parse_opts(int argc, char **argv, struct opts *o)
 		.dev = "rxe0", .gid = opt_gid_default(1), .reps = 3, .big_reps = -1,
 		.chunk = 1 << 20, .depth = 8, .pinned = true, .odp = true,
 		.thp = THP_DEFAULT, .passes = 2, .nsizes = 1, .sizes = { 16 << 20 },
+		.nshifts = 5, .shifts = { 16, 18, 21, 24, 27 }, .nchunks = 256,
 	};
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(argc < 2 ? stderr : stdout);
@@ -943,11 +1384,49 @@ static const char *parse_opts(int argc, char **argv, struct opts *o)
 				goto bad;
 			o->gid = (int)v;
 			break;
-		case 'm':
-			o->pinned = !strcmp(optarg, "pinned") || !strcmp(optarg, "both");
-			o->odp = !strcmp(optarg, "odp") || !strcmp(optarg, "both");
-			if (!o->pinned && !o->odp)
+		case 'm': {
+			static const char *const mn[] = { "pinned", "odp", "implicit" };
+			bool on[3] = { false };
+
+			if (!strcmp(optarg, "both"))
+				on[0] = on[1] = true;
+			else if (opt_names(optarg, mn, 3, on))
 				goto bad;
+			o->pinned = on[0];
+			o->odp = on[1];
+			o->implicit = on[2];
+			if (!o->pinned && !o->odp && !o->implicit)
+				goto bad;
+			break;
+		}
+		case 'I': o->vs_implicit = true; break;
+		case 'X':
+			if (opt_size(optarg, &o->pinned_max))
+				goto bad;
+			break;
+		case 'K':
+			if (opt_long(optarg, 1, TOUCH_MAX, &v))
+				goto bad;
+			o->touch = (int)v;
+			break;
+		case 'H': {
+			uint64_t sh[MAX_SHIFTS];
+			int n = opt_size_list(optarg, sh, MAX_SHIFTS), i;
+
+			if (n < 1)
+				goto bad;
+			for (i = 0; i < n; i++) {
+				if (sh[i] < 12 || sh[i] > 40)
+					goto bad;
+				o->shifts[i] = (unsigned int)sh[i];
+			}
+			o->nshifts = n;
+			break;
+		}
+		case 'N':
+			if (opt_long(optarg, 1, 65536, &v))
+				goto bad;
+			o->nchunks = (int)v;
 			break;
 		case 'r':
 			if (opt_long(optarg, 1, 1000000, &v))
@@ -1013,6 +1492,12 @@ static const char *parse_opts(int argc, char **argv, struct opts *o)
 		goto bad;
 	if (o->npf && strcmp(cmd, "pass"))
 		goto bad;
+	if (o->vs_implicit) {
+		if (strcmp(cmd, "pass") && strcmp(cmd, "steady"))
+			goto bad;
+		o->pinned = false;
+		o->odp = o->implicit = true;
+	}
 	if (!strcmp(cmd, "pressure")) {
 		if (o->pinned && o->odp) {
 			fprintf(stderr, "odp-bench pressure: --mode pinned or --mode odp\n");
@@ -1046,6 +1531,10 @@ int main(int argc, char **argv)
 		return o.npf ? cmd_prefetch(&o) : cmd_pass(&o);
 	if (!strcmp(cmd, "steady"))
 		return cmd_steady(&o);
+	if (!strcmp(cmd, "mem"))
+		return cmd_mem(&o);
+	if (!strcmp(cmd, "chunk"))
+		return cmd_chunk(&o);
 	if (!strcmp(cmd, "inval"))
 		return cmd_inval(&o);
 	if (!strcmp(cmd, "pressure"))
