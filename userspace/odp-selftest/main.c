@@ -258,3 +258,4 @@ FIXTURE_TEARDOWN(odp)
 #include "cases.c"
 #include "exact.c"
 #include "mw.c"
+#include "regedge.c"
