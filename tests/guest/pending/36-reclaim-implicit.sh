@@ -9,6 +9,14 @@
 # buffers with transfers in flight, and the kernel really did what each kind
 # asks; plus: no buffer had an MR of its own.  Short runs (4 s, longer only
 # until each kind hit in-flight transfers twice), to stay near a minute idle.
+# PENDING, not in make check: in 3 of 3 runs at host load 17-20 (4 December)
+# every kind up to compact passed with 0 stale/corrupt/error, then the remap
+# run after compact drew a soft-lockup report (26-79 s, the tool's memset
+# zeroing a new huge page in clear_page_erms; rxe not on the stack). Explicit
+# ODP through the same compact-then-remap sequence passed at load 1.9. Not yet
+# known whether it is the host's starvation of the TCG guest or a kernel
+# problem; it moves to tests/guest/ once that is shown. Run it alone:
+#   tests/vm/run -m 2G --append numa=fake=2 -- tests/guest/pending/36-reclaim-implicit.sh
 # vm-args: -m 2G --append numa=fake=2
 source "$TOP/tests/lib/guest.sh"
 source "$TOP/userspace/reclaim-verify/guest-env.sh"
