@@ -57,6 +57,44 @@ int uv_rereg_mr(struct ibv_mr *mr, uint32_t flags, uint64_t start, uint64_t leng
 	return 0;
 }
 
+int uv_reg_mr(struct ibv_pd *pd, uint64_t start, uint64_t length, uint64_t hca_va, int access,
+	      uint32_t *handle)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_reg_mr cmd;
+	} req;
+	struct ib_uverbs_reg_mr_resp resp;
+	int err;
+
+	memset(&req, 0, sizeof(req));
+	memset(&resp, 0, sizeof(resp));
+	req.cmd.response = (uintptr_t)&resp;
+	req.cmd.start = start;
+	req.cmd.length = length;
+	req.cmd.hca_va = hca_va;
+	req.cmd.pd_handle = pd->handle;
+	req.cmd.access_flags = (uint32_t)access;
+	err = uv_write(pd->context->cmd_fd, IB_USER_VERBS_CMD_REG_MR, &req, sizeof(req),
+		       sizeof(resp));
+	if (err)
+		return err;
+	*handle = resp.mr_handle;
+	return 0;
+}
+
+int uv_dereg_mr(struct ibv_context *ctx, uint32_t handle)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_dereg_mr cmd;
+	} req;
+
+	memset(&req, 0, sizeof(req));
+	req.cmd.mr_handle = handle;
+	return uv_write(ctx->cmd_fd, IB_USER_VERBS_CMD_DEREG_MR, &req, sizeof(req), 0);
+}
+
 int uv_post_send_doorbell(struct ibv_qp *qp)
 {
 	struct {

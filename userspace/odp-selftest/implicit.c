@@ -127,12 +127,13 @@ int t_implicit_rdma(struct env *e)
 
 	TRY(implicit_mr(e, &mr));
 	CHECK(mrattr(e, mr, "odp_children") == 0, "a fresh implicit MR has children");
+	/* the pair first: its rings are mmap'd and could land in the hole */
+	TRY(rc_pair_create(e, &p, NULL));
 	src = map_anon(len, e->page);
 	dst = map_anon(len, e->page);
 	gone = map_anon(len, e->page);
 	CHECK(src && dst && gone, "mmap: %s", strerror(errno));
 	CHECK(!munmap(gone, len), "munmap");
-	TRY(rc_pair_create(e, &p, NULL));
 
 	fill(src, len, 21);
 	CHECK(!post_rdma(p.a.qp, IBV_WR_RDMA_WRITE, va(src), len, mr->lkey, va(dst), mr->rkey, 1),

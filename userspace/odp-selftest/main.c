@@ -257,3 +257,5 @@ FIXTURE_TEARDOWN(odp)
  * and its name to CASES in the Makefile. */
 #include "cases.c"
 #include "exact.c"
+#include "mw.c"
+#include "regedge.c"

@@ -63,6 +63,59 @@ static const char *const role_names[RV_NROLES] = {
 	"tgt", "rcv", "acksrc", "atom", "src", "dst",
 };
 
+/*
+ * --implicit: the one ODP MR of pd covering the whole address space, made by
+ * the first buffer that needs it. Its access is every role's: whether an
+ * access may write a page is decided per access, so the buffers the NIC only
+ * reads may still go read-only (mprotect) under it.
+ */
+static struct ibv_mr *implicit_mr(struct rv_ctx *ctx, struct ibv_pd *pd)
+{
+	const int access = IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			   IBV_ACCESS_REMOTE_ATOMIC;
+	struct ibv_mr *mr = NULL;
+	unsigned i;
+
+	pthread_mutex_lock(&ctx->reg_lock);
+	for (i = 0; i < 2 && !mr; i++)
+		if (ctx->imr[i].pd == pd)
+			mr = ctx->imr[i].mr;
+	for (i = 0; i < 2 && !mr; i++) {
+		if (ctx->imr[i].pd)
+			continue;
+		mr = ibv_reg_mr(pd, NULL, SIZE_MAX, access);
+		if (!mr) {
+			rv_fatal(ctx, "implicit ODP ibv_reg_mr(NULL, SIZE_MAX) failed: %s",
+				 strerror(errno));
+			break;
+		}
+		ctx->imr[i].pd = pd;
+		ctx->imr[i].mr = mr;
+		ctx->implicit_mrs++;
+	}
+	if (!mr && i == 2)
+		rv_fatal(ctx, "implicit ODP: more than two protection domains");
+	pthread_mutex_unlock(&ctx->reg_lock);
+	return mr;
+}
+
+void rv_implicit_release(struct rv_ctx *ctx, struct ibv_pd *pd)
+{
+	unsigned i;
+
+	if (!ctx || !pd)
+		return;
+	pthread_mutex_lock(&ctx->reg_lock);
+	for (i = 0; i < 2; i++)
+		if (ctx->imr[i].pd == pd) {
+			ibv_dereg_mr(ctx->imr[i].mr);
+			ctx->imr[i].pd = NULL;
+			ctx->imr[i].mr = NULL;
+		}
+	pthread_mutex_unlock(&ctx->reg_lock);
+}
+
 struct rv_buf *rv_buf_new(struct rv_ctx *ctx, struct ibv_pd *pd, enum rv_role role,
 			  unsigned q)
 {
@@ -143,17 +196,26 @@ struct rv_buf *rv_buf_new(struct rv_ctx *ctx, struct ibv_pd *pd, enum rv_role ro
 	pthread_mutex_unlock(&ctx->reg_lock);
 	if (!b->pinned)
 		access |= IBV_ACCESS_ON_DEMAND;
-	b->mr = ibv_reg_mr(pd, b->base, b->size, access);
-	if (!b->mr) {
-		int e = errno;
+	if (!b->pinned && cfg->implicit) {
+		b->mr = implicit_mr(ctx, pd);
+		if (!b->mr)
+			return NULL;
+	} else {
+		b->mr = ibv_reg_mr(pd, b->base, b->size, access);
+		if (!b->mr) {
+			int e = errno;
 
-		rv_fatal(ctx, "ibv_reg_mr(%s, %zu bytes, %s) failed: %s%s", b->name, b->size,
-			 b->pinned ? "pinned" : "ODP", strerror(e),
-			 !b->pinned && (e == EOPNOTSUPP || e == EINVAL) ?
-			 " (this device/driver has no On-Demand Paging; try --pinned)" : "");
-		return NULL;
+			rv_fatal(ctx, "ibv_reg_mr(%s, %zu bytes, %s) failed: %s%s", b->name, b->size,
+				 b->pinned ? "pinned" : "ODP", strerror(e),
+				 !b->pinned && (e == EOPNOTSUPP || e == EINVAL) ?
+				 " (this device/driver has no On-Demand Paging; try --pinned)" : "");
+			return NULL;
+		}
+		b->own_mr = true;
 	}
 	pthread_mutex_lock(&ctx->reg_lock);
+	if (b->own_mr)
+		ctx->buffer_mrs++;
 	if (ctx->nbufs < RV_MAXBUF)
 		ctx->bufs[ctx->nbufs++] = b;
 	pthread_mutex_unlock(&ctx->reg_lock);
@@ -164,7 +226,7 @@ void rv_buf_free(struct rv_buf *b)
 {
 	if (!b)
 		return;
-	if (b->mr)
+	if (b->mr && b->own_mr)
 		ibv_dereg_mr(b->mr);
 	munmap(b->base, b->size);
 	free(b->state);

@@ -505,6 +505,7 @@ void rv_client_cleanup(struct rv_client *c)
 		rv_buf_free(cq->src);
 		rv_buf_free(cq->dst);
 	}
+	rv_implicit_release(c->ctx, c->pd);
 	rv_dev_release(c->cc, c->pd, c->ec);
 }
 

@@ -89,6 +89,13 @@ void rv_usage(FILE *f, const char *prog)
 "  --odp                On-Demand-Paging MRs (default)\n"
 "  --pinned             pinned MRs everywhere\n"
 "  --mix                alternate ODP and pinned MRs buffer by buffer\n"
+"  --implicit           no MR per ODP buffer: each side registers one implicit\n"
+"                       ODP MR, ibv_reg_mr(pd, NULL, SIZE_MAX, ON_DEMAND | local\n"
+"                       and remote write, remote read and atomic), and every lkey\n"
+"                       and rkey of its ODP buffers is that MR's (the buffers\n"
+"                       are mmap'd as usual); the device must advertise\n"
+"                       IBV_ODP_SUPPORT_IMPLICIT.  With --mix the pinned buffers\n"
+"                       keep MRs of their own; not with --pinned\n"
 "Reclaim (all by default):\n"
 "  -r, --reclaim LIST   comma list, or 'all' / 'none':\n"
 "     pageout   madvise(MADV_PAGEOUT) on live ranges (swaps out; needs swap)\n"
@@ -126,9 +133,10 @@ void rv_usage(FILE *f, const char *prog)
 "\n"
 "Examples:\n"
 "  %s -d 20                      all reclaim kinds, ODP, loopback\n"
+"  %s --implicit -r pageout       swap-out, every key from one implicit MR per side\n"
 "  %s --pinned -r dontneed,remap  show pinned MRs going stale\n"
 "  %s --server & %s --client 192.0.2.1 -r pageout\n",
-		prog, prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog, prog);
 }
 
 uint32_t rv_ops_to_wire(const struct rv_config *c)
@@ -184,7 +192,7 @@ static int failf(char *err, size_t errlen, const char *fmt, ...)
 enum {
 	O_SERVER = 256, O_CLIENT, O_ADDR, O_OPS, O_ODP, O_PINNED, O_MIX, O_NORECLAIM,
 	O_CGMAX, O_JSON, O_JSONFILE, O_PROGRESS, O_STALL, O_ACKTO, O_SEED,
-	O_MINEV, O_MAXDUR,
+	O_MINEV, O_MAXDUR, O_IMPLICIT,
 };
 
 int rv_parse_args(struct rv_config *c, int argc, char **argv, char *err, size_t errlen)
@@ -205,6 +213,7 @@ int rv_parse_args(struct rv_config *c, int argc, char **argv, char *err, size_t 
 		{ "odp", no_argument, NULL, O_ODP },
 		{ "pinned", no_argument, NULL, O_PINNED },
 		{ "mix", no_argument, NULL, O_MIX },
+		{ "implicit", no_argument, NULL, O_IMPLICIT },
 		{ "reclaim", required_argument, NULL, 'r' },
 		{ "no-reclaim", no_argument, NULL, O_NORECLAIM },
 		{ "interval", required_argument, NULL, 'i' },
@@ -279,6 +288,9 @@ int rv_parse_args(struct rv_config *c, int argc, char **argv, char *err, size_t 
 		case O_MIX:
 			c->mr = RV_MR_MIX;
 			break;
+		case O_IMPLICIT:
+			c->implicit = true;
+			break;
 		case 'r':
 			if (opt_names(optarg, rv_kind_names, RV_NKINDS, c->kind))
 				return failf(err, errlen,
@@ -346,6 +358,9 @@ int rv_parse_args(struct rv_config *c, int argc, char **argv, char *err, size_t 
 	}
 	if (optind < argc)
 		return failf(err, errlen, "unexpected argument '%s' (try --help)", argv[optind]);
+	if (c->implicit && c->mr == RV_MR_PINNED)
+		return failf(err, errlen,
+			     "--implicit is an ODP MR; --pinned has none (use --mix or --odp)");
 	if (c->op[RV_OP_READ] && !c->op[RV_OP_WRITE])
 		return failf(err, errlen, "--ops: 'read' reads back what 'write' wrote; add 'write'");
 	if (c->target < 2ull * c->window * c->block)

@@ -36,6 +36,7 @@ struct rv_config {
 	size_t target;		/* bytes of the remote write target per QP */
 	bool op[RV_NOPS];	/* the operations each transaction does */
 	enum rv_mrkind mr;
+	bool implicit;		/* ODP buffers take their keys from one implicit MR per side */
 	bool kind[RV_NKINDS];	/* the reclaim kinds to run */
 	unsigned interval_ms;	/* pause between reclaim rounds */
 	double duration;	/* seconds of traffic */

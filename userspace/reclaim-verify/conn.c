@@ -92,6 +92,13 @@ int rv_check_odp_caps(struct rv_ctx *ctx, struct ibv_context *vctx)
 			 ax.odp_caps.per_transport_caps.rc_odp_caps);
 		return -1;
 	}
+	if (ctx->cfg.implicit && !(ax.odp_caps.general_caps & IBV_ODP_SUPPORT_IMPLICIT)) {
+		rv_fatal(ctx, "%s has On-Demand Paging but no implicit ODP (general caps %#llx): "
+			 "drop --implicit",
+			 ibv_get_device_name(vctx->device),
+			 (unsigned long long)ax.odp_caps.general_caps);
+		return -1;
+	}
 	return 0;
 }
 

@@ -87,9 +87,10 @@ rv_check_odp() {
 }
 
 # rv_odp_case KIND [PYEXPR WHAT]...: one ODP reclaim case of the guest tests:
-# reclaim-verify -r KIND for 12 s (report labelled KIND), every assertion of
-# rv_check_odp, then each PYEXPR on the report (rv_check, WHAT says what it
-# proves).  Exits the test with FAIL on the first assertion that does not hold.
+# reclaim-verify -r KIND $RV_CASE_OPTS (report labelled KIND), every
+# assertion of rv_check_odp, then each PYEXPR on the report (rv_check, WHAT
+# says what it proves).  Exits the test with FAIL on the first assertion that
+# does not hold.  RV_CASE_OPTS (default "-d 12") are more options of the run.
 rv_odp_case() {
 	local k=$1
 	shift
@@ -97,7 +98,8 @@ rv_odp_case() {
 		echo "FAIL: rv_odp_case $k: a PYEXPR without its WHAT"
 		exit 1
 	fi
-	rv_run "$k" -r "$k" -d 12 || { echo "FAIL: $k run failed"; exit 1; }
+	# shellcheck disable=SC2086 # options, split on purpose
+	rv_run "$k" -r "$k" ${RV_CASE_OPTS:--d 12} || { echo "FAIL: $k run failed"; exit 1; }
 	rv_check_odp "$k" "$k"
 	while [ $# -gt 0 ]; do
 		rv_check "$k" "$1" "$2"

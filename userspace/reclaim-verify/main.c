@@ -187,6 +187,9 @@ static void report_text(struct rv_ctx *ctx, double secs)
 	printf("reclaim-verify: %s on %s, %u QPs x window %u, block %zu KiB, %s MRs, %.1f s\n",
 	       c->mode == RV_LOOPBACK ? "loopback" : c->mode == RV_SERVER ? "server" : "client",
 	       ctx->dev[0] ? ctx->dev : "?", c->qps, c->window, c->block >> 10, mr_name(c->mr), secs);
+	if (c->implicit)
+		printf("           --implicit: the ODP buffers' keys from %u implicit MR(s) (one per side); %u buffers with an MR of their own\n",
+		       ctx->implicit_mrs, ctx->buffer_mrs);
 	if (c->min_events)
 		printf("           --min-events %u: %s after %.1f s (--duration %.0f, --max-duration %.0f)\n",
 		       c->min_events, kinds_short(ctx) ? "some kinds still short" : "every kind reached it",
@@ -290,6 +293,8 @@ static void report_json(struct rv_ctx *ctx, double secs, FILE *f)
 	fprintf(f, "{\"tool\":\"reclaim-verify\",\"mode\":\"%s\",\"device\":\"%s\",\"mr\":\"%s\",",
 	       c->mode == RV_LOOPBACK ? "loopback" : c->mode == RV_SERVER ? "server" : "client",
 	       ctx->dev, c->mr == RV_MR_ODP ? "odp" : c->mr == RV_MR_PINNED ? "pinned" : "mix");
+	fprintf(f, "\"implicit\":%s,\"implicit_mrs\":%u,\"buffer_mrs\":%u,",
+		c->implicit ? "true" : "false", ctx->implicit_mrs, ctx->buffer_mrs);
 	fprintf(f, "\"qps\":%u,\"window\":%u,\"block\":%zu,\"seconds\":%.3f,", c->qps, c->window, c->block, secs);
 	fprintf(f, "\"pass\":%s,\"failure\":\"%s\",", passed(ctx, &t) ? "true" : "false", ctx->fatal);
 	fprintf(f, "\"bytes\":%llu,\"gbps\":%.4f,\"transactions\":%llu,", LD(ctx->st.bytes),

@@ -44,7 +44,8 @@ struct rv_buf {
 	bool pinned;
 	bool nic_reads_only;	/* mprotect(PROT_READ) is legal while traffic runs */
 	bool destructive_ok;	/* idle slots may be dropped or remapped */
-	struct ibv_mr *mr;
+	struct ibv_mr *mr;	/* its own, or (own_mr false) its side's implicit MR */
+	bool own_mr;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	uint8_t *state;		/* per slot: SLOT_* */
@@ -179,6 +180,10 @@ struct rv_ctx {
 	pthread_mutex_t reg_lock;
 	struct rv_buf *bufs[RV_MAXBUF];
 	unsigned nbufs, buf_seq;
+	/* --implicit: one implicit ODP MR per PD (a side has one PD), under
+	 * reg_lock; the counts are what the report shows */
+	struct { struct ibv_pd *pd; struct ibv_mr *mr; } imr[2];
+	unsigned implicit_mrs, buffer_mrs;
 	atomic_bool traffic_started, stop_traffic, stop_reclaim, client_done;
 	atomic_ullong completions;	/* every successful completion, for overlap/stall */
 	char dev[64];

@@ -368,5 +368,6 @@ void rv_server_cleanup(struct rv_server *s)
 	}
 	if (s->listen)
 		rdma_destroy_id(s->listen);
+	rv_implicit_release(s->ctx, s->pd);
 	rv_dev_release(s->cc, s->pd, s->ec);
 }

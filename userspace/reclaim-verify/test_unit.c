@@ -164,6 +164,11 @@ static void test_opts(void)
 	CHECK(parse(&c, "--min-events 1001", err) != 0);
 	CHECK(parse(&c, "--max-duration 0", err) != 0);
 	CHECK(parse(&c, "--mix --no-reclaim --json", err) == 0 && c.mr == RV_MR_MIX && only_kinds(&c, 0) && c.json);
+	CHECK(parse(&c, "", err) == 0 && !c.implicit);
+	CHECK(parse(&c, "--implicit -r pageout", err) == 0 && c.implicit && c.mr == RV_MR_ODP);
+	CHECK(parse(&c, "--mix --implicit", err) == 0 && c.implicit && c.mr == RV_MR_MIX);
+	CHECK(parse(&c, "--implicit --pinned", err) < 0 && strstr(err, "--implicit"));
+	CHECK(parse(&c, "--pinned --implicit", err) < 0 && strstr(err, "--implicit"));
 	CHECK(parse(&c, "--server", err) == 0 && c.mode == RV_SERVER && !strcmp(c.addr, "0.0.0.0"));
 	CHECK(parse(&c, "--server 169.254.0.1 -p 999", err) == 0 && !strcmp(c.addr, "169.254.0.1") && c.port == 999);
 	CHECK(parse(&c, "--client 192.0.2.7", err) == 0 && c.mode == RV_CLIENT && !strcmp(c.addr, "192.0.2.7"));

@@ -49,6 +49,8 @@ static inline bool op_on(const struct rv_ctx *ctx, enum rv_op op)
 /* buffers.c (rv_working_set() is in rv.h, for main.c) */
 struct rv_buf *rv_buf_new(struct rv_ctx *ctx, struct ibv_pd *pd, enum rv_role role, unsigned q);
 void rv_buf_free(struct rv_buf *b);
+/* Deregister pd's implicit MR (--implicit), once pd's buffers are freed. */
+void rv_implicit_release(struct rv_ctx *ctx, struct ibv_pd *pd);
 int rv_slot_alloc(struct rv_buf *b);
 void rv_slot_free(struct rv_buf *b, int s);
 void rv_slot_take(struct rv_buf *b, unsigned s);
