@@ -6,8 +6,8 @@
 #
 # usage: [BENCH_STEPS="aging ..."] bench/guest.sh [--smoke] OUTDIR
 #
-# BENCH_STEPS: the steps to run, in order (default: perftest steady reg chunk
-# pass batch prefetch inval pressure aging young).  Pairs per case (the method of
+# BENCH_STEPS: the steps to run, in order (default: perftest steady reg chunk pass
+# batch faultcost prefetch inval pressure aging young).  Pairs per case (the method of
 # issue 15: every ODP-vs-pinned figure is the median of >= 20 interleaved
 # pairs with its 95 % interval; the steps whose runs are long get fewer, so
 # that the whole bench stays near an hour and a half under TCG):
@@ -674,6 +674,43 @@ run_young() {
 	done
 }
 
+# ---------------------------------------------------------------- faultcost
+# Issue 15, deliver 3: rxe's ODP fault service per page against the kernel's
+# own fault-in of the same pages, in this boot.  fault-cost (userspace/
+# fault-cost) registers a FC_SIZE region (THP off) as an ODP MR and, in
+# FC_PAIRS interleaved pairs, faults it in once by MADV_POPULATE_WRITE
+# (timed around the call) and once by RDMA WRITEs into it (the driver's
+# own time: device counters odp_fault_ns_total / odp_pages_faulted, which
+# the fault path fills), after MADV_DONTNEED (zero-fill) and after
+# MADV_PAGEOUT to zram (swap-in), for each odp_fault_ahead of FC_AHEAD (set
+# at run time; every value gets its pair in each round).  Rows: section
+# faultcost, case zero|swap, tag ahead=N (fault-cost --help).  Settings:
+# BENCH_FC_SIZE (64M), BENCH_FC_PAIRS (20), BENCH_FC_AHEAD (1,8,32,128).
+FC_SIZE=${BENCH_FC_SIZE:-64M} FC_PAIRS=${BENCH_FC_PAIRS:-20} FC_AHEAD=${BENCH_FC_AHEAD:-1,8,32,128}
+[ "$SMOKE" = 1 ] && FC_SIZE=2M FC_PAIRS=1 FC_AHEAD=1,32
+run_faultcost() {
+	local kinds=zero,swap rc t=$SECONDS
+	if [ "$ODP" != yes ] || [ ! -e "$HWC/odp_fault_ns_total" ] || [ ! -w "$PARAMS/odp_fault_ahead" ]; then
+		row faultcost unsupported - 0 - 0 NaN no-fault-histogram
+		log "no ODP, no odp_fault_ns_total counter or no writable odp_fault_ahead: faultcost step skipped"
+		return 0
+	fi
+	if ! setup_swap; then
+		kinds=zero
+		row faultcost swap-unavailable - 0 - 0 NaN error
+		log "no zram swap: faultcost measures the zero-fill case only"
+	fi
+	meta faultcost_size "$FC_SIZE"
+	meta faultcost_pairs "$FC_PAIRS"
+	meta faultcost_ahead "$FC_AHEAD"
+	meta faultcost_ahead_default "$(cat "$PARAMS/odp_fault_ahead")"
+	timeout 3600 fault-cost --size "$FC_SIZE" --pairs "$FC_PAIRS" --ahead "$FC_AHEAD" --kinds "$kinds" \
+		>>"$RAW" 2>>"$LOGS/faultcost.log"
+	rc=$?
+	row faultcost exit both 0 - 0 "$rc" status
+	log "faultcost: exit $rc, $((SECONDS - t)) s"
+}
+
 # ---------------------------------------------------------------- main
 # What a step is expected to take, in seconds, under TCG on an idle 2-core
 # host: per-unit costs (a perftest run, a pair of passes, an aging run, ...)
@@ -694,6 +731,7 @@ expect_secs() { # STEP: EXP = its expected seconds
 	chunk) nw ${CHUNK_SHIFTS//,/ }; EXP=$((CHUNK_REPS * NW * 5 + 10)) ;;
 	pass) nw $PASS_VARIANTS; EXP=$((NW * PASS_REPS + 5)) ;;
 	batch) EXP=$((5 * 2 * BATCH_REPS * 3 / 2 + 5)) ;;
+	faultcost) nw ${FC_AHEAD//,/ }; EXP=$((FC_PAIRS * NW * 4 + 10)) ;;
 	prefetch) nw $PF_VARIANTS; EXP=$((NW * 3 * PF_REPS * 3 + 5)) ;;
 	inval) nw $INVAL_VARIANTS; EXP=$((NW * INVAL_REPS + 5)) ;;
 	pressure) EXP=200 ;;
@@ -722,7 +760,7 @@ step() {
 	expect_secs "$1"
 	DONE_EXP=$((DONE_EXP + EXP))
 }
-STEPS=${BENCH_STEPS:-perftest steady reg chunk pass batch prefetch inval pressure aging young}
+STEPS=${BENCH_STEPS:-perftest steady reg chunk pass batch faultcost prefetch inval pressure aging young}
 # shellcheck disable=SC2086
 nw $STEPS
 STEPS_LEFT=$STEPS STEP_TOTAL=${BENCH_STEP_TOTAL:-$NW}

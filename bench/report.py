@@ -33,6 +33,7 @@ GOAL_AGING = 10.0
 GOAL_YOUNG_OUTSIDE = 1.1
 GOAL_YOUNG_INSIDE = 1.5
 GOAL_YOUNG_INVAL = 2.0
+GOAL_FAULT_COST = 1.2
 
 PT_BW = ["ib_write_bw", "ib_read_bw", "ib_send_bw"]
 PT_LAT = ["ib_write_lat", "ib_read_lat"]
@@ -44,7 +45,8 @@ INVAL_CASES = ["dontneed-thp", "dontneed-4k", "munmap-thp", "munmap-4k"]
 AGING_LRUS = [("mglru", "MGLRU"), ("classic", "classic LRU")]
 # bench/guest.sh's steps, in order, and the report sections they fill
 STEPS = [("perftest", "perftest"), ("steady", "steady"), ("reg", "reg"), ("chunk", "chunk"), ("pass", "cold_warm"),
-         ("batch", "batch"), ("prefetch", "prefetch"), ("inval", "inval"), ("pressure", "pressure"), ("aging", "aging"),
+         ("batch", "batch"), ("faultcost", "faultcost"),
+         ("prefetch", "prefetch"), ("inval", "inval"), ("pressure", "pressure"), ("aging", "aging"),
          ("young", "young"), ("pair", "pair")]
 PAIR_CONDS = [("nolimit", "no memory limit"), ("limit", "server under memory pressure")]
 YOUNG_LAYOUTS = [("outside", "outside the MRs"), ("outside+hot", "outside, 1 MR page RDMA-hot"),
@@ -1009,6 +1011,96 @@ class Report:
         self.out()
         self.table(["setting", "WRITE cold", "WRITE warm", "WRITE cold/warm", "WRITE fault/page",
                     "READ cold", "READ warm", "READ cold/warm", "READ fault/page"], rows)
+
+    # ------------------------------------------------------------ fault cost
+    FC_KINDS = [("zero", "zero-fill (after MADV_DONTNEED)"), ("swap", "swap-in from zram (after MADV_PAGEOUT)")]
+    FC_BUCKETS = ["lt10us", "lt100us", "lt1ms", "lt10ms", "ge10ms"]
+
+    def faultcost(self):
+        """Issue 15, deliver 3: the driver's fault service per page (its own
+        counters odp_fault_ns_total / odp_pages_faulted) against the kernel's
+        MADV_POPULATE_WRITE of the same region, per pair, per odp_fault_ahead."""
+        raw = self.raw
+        self.out("### Fault cost: rxe's fault service vs the kernel's own populate, per page")
+        self.out()
+        rows_all = raw.get(sec="faultcost")
+        aheads = sorted({r["tag"] for r in rows_all if r["tag"].startswith("ahead=")},
+                        key=lambda t: int(t.split("=")[1]))
+        if not aheads:
+            why = [r for r in rows_all if r["unit"] not in ("status",)]
+            self.out("Not measured: %s." % (why[0]["unit"] if why else "no data"))
+            self.out()
+            self.goal("driver fault service <= %.1f× the kernel's populate per page" % GOAL_FAULT_COST,
+                      "not measured", None)
+            return
+        m = self.meta
+        self.out("`fault-cost` (bench step `faultcost`): a %s region, THP off, registered as an ODP MR (the remote "
+                 "end of a loopback RC pair). Each pair brings the region to the same state twice and faults it "
+                 "in once each way, which goes first alternating: *kernel* = `MADV_POPULATE_WRITE` of the whole "
+                 "region, timed around the call, per page; *driver* = RDMA WRITEs over the whole region, and the "
+                 "driver's own fault service from its device counters, `odp_fault_ns_total` / "
+                 "`odp_pages_faulted` moved by the pass (rxe times each fault: `hmm_range_fault()` and the "
+                 "mapping, one `ib_umem_odp_map_dma_and_lock()`). *pass* = the WRITE pass's wall time per page "
+                 "(faults, copies and the wire). Every `odp_fault_ahead` value (set at run time) gets its pair "
+                 "in each round. Ratio = driver / kernel per pair: median [min–max]; 95%% interval of the median. "
+                 "Histogram = the device's `odp_fault_lat_*` buckets summed over the pairs (faults by service "
+                 "time)." % m.get("faultcost_size", "?"))
+        self.out()
+        rows, by_kind, hist_ok, hist_n = [], {}, True, 0
+        for kind, kname in self.FC_KINDS:
+            for tag in aheads:
+                ker = raw.by_run(sec="faultcost", case=kind, mode="kernel", tag=tag)
+                drv = raw.by_run(sec="faultcost", case=kind, mode="driver", tag=tag)
+                if not ker and not drv:
+                    continue
+                pas = raw.by_run(sec="faultcost", case=kind, mode="driver-pass", tag=tag)
+                ctr = lambda n: raw.by_run(sec="faultcost", case=kind, mode="ctr:" + n, tag=tag)
+                faults, pages = ctr("odp_faults"), ctr("odp_pages_faulted")
+                buckets = [ctr("odp_fault_lat_" + b) for b in self.FC_BUCKETS]
+                for run, f in faults.items():
+                    hist_n += 1
+                    if sum(b.get(run, 0) for b in buckets) != f:
+                        hist_ok = False
+                rat = paired_ratios(ker, drv)
+                ppf = [pages[r] / faults[r] for r in faults if faults[r] > 0 and r in pages]
+                by_kind.setdefault(kind, {})[tag] = rat
+                rows.append([kname.split(" ")[0], tag.split("=")[1], med_spread(list(ker.values()), fmt_us),
+                             med_spread(list(drv.values()), fmt_us), med_ci(rat),
+                             med_spread(list(pas.values()), fmt_us), med_spread(ppf),
+                             " / ".join(fmt_n(sum(b.values())) for b in buckets)])
+                self.add("faultcost", "%s %s" % (kind, tag), self.raw.get(sec="faultcost", case=kind)[0]["size"],
+                         median(ker.values()), median(drv.values()), median(rat), "us/page",
+                         "pinned column = kernel MADV_POPULATE_WRITE per page, odp column = driver fault service "
+                         "per page; ratio = median per-pair driver/kernel over %d pairs, 95%% interval %s"
+                         % (len(rat), fmt_ci(rat)))
+        self.table(["kind", "fault-ahead", "kernel populate", "driver fault service", "driver / kernel",
+                    "WRITE pass", "pages per fault", "histogram <10µs / <100µs / <1ms / <10ms / >=10ms"], rows)
+        self.few_pairs([len(r) for k in by_kind.values() for r in k.values()],
+                       "`BENCH_FC_PAIRS=20` gives 20")
+        # the batch size chosen by the measurement: the lowest median ratio on
+        # zero-fill (the common first-touch case), swap-in as the tie-break
+        zero, swap = by_kind.get("zero", {}), by_kind.get("swap", {})
+        cand = [t for t in aheads if zero.get(t)] or [t for t in aheads if swap.get(t)]
+        key = lambda t: (median(zero.get(t, [])) if zero.get(t) else float("inf"),
+                         median(swap.get(t, [])) if swap.get(t) else float("inf"))
+        best = min(cand, key=key) if cand else None
+        if best:
+            self.out("Fault-ahead chosen by this run: **%s** (the lowest median driver/kernel ratio on zero-fill; "
+                     "the module's default was %s)%s." % (
+                         best.split("=")[1], m.get("faultcost_ahead_default", "?"),
+                         "; the host was too busy for a verdict, so this choice is provisional" if NO_VERDICT
+                         else ""))
+            self.out()
+            figs = ["%s %s" % (k, fig_ci(best, by_kind[k][best])) for k, _ in self.FC_KINDS
+                    if by_kind.get(k, {}).get(best)]
+            self.goal("driver fault service <= %.1f× the kernel's populate per page (at the chosen fault-ahead, "
+                      "zero-fill and swap-in, 95%% interval)" % GOAL_FAULT_COST, "; ".join(figs),
+                      all_state([ci_state(by_kind[k][best], GOAL_FAULT_COST, higher=False)
+                                 for k, _ in self.FC_KINDS if by_kind.get(k, {}).get(best)]))
+        if hist_n:
+            self.goal("the fault histogram's buckets sum to odp_faults (every pass)",
+                      "%d passes, %s" % (hist_n, "all equal" if hist_ok else "some differ"), hist_ok,
+                      timing=False)
 
     # ------------------------------------------------------------ prefetch
     def prefetch(self):

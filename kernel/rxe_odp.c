@@ -143,6 +143,7 @@
 #include <linux/overflow.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <rdma/ib_umem_odp.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/restrack.h>
@@ -284,6 +285,41 @@ static void rxe_odp_count(struct ib_umem_odp *odp, struct rxe_mr *mr,
 	rxe_counter_add(to_rdev(odp->umem.ibdev), rxe_odp_dev_counter[stat], n);
 	if (mr)
 		atomic64_add(n, &mr->odp_stats[stat]);
+}
+
+/*
+ * Upper bounds of the fault service time buckets, odp_fault_lat_lt10us to
+ * _lt10ms; a longer fault counts in odp_fault_lat_ge10ms. The device
+ * counters of the buckets follow each other in this order.
+ */
+static const u64 rxe_odp_lat_bound_ns[] = {
+	10 * NSEC_PER_USEC, 100 * NSEC_PER_USEC, NSEC_PER_MSEC,
+	10 * NSEC_PER_MSEC,
+};
+
+/*
+ * A fault of the data path (not a prefetch) mapped @np pages in @ns: count
+ * it in odp_faults and odp_pages_faulted, and, device-wide only, in one
+ * bucket of the latency histogram and in odp_fault_ns_total. So the
+ * buckets sum to odp_faults, and odp_fault_ns_total / odp_pages_faulted is
+ * the mean service time per page. Atomic adds, no lock.
+ */
+static void rxe_odp_count_fault(struct ib_umem_odp *odp, struct rxe_mr *mr,
+				u64 np, u64 ns)
+{
+	struct rxe_dev *rxe = to_rdev(odp->umem.ibdev);
+	unsigned int i = 0;
+
+	BUILD_BUG_ON(RXE_CNT_ODP_FAULT_LAT_GE10MS -
+		     RXE_CNT_ODP_FAULT_LAT_LT10US !=
+		     ARRAY_SIZE(rxe_odp_lat_bound_ns));
+	while (i < ARRAY_SIZE(rxe_odp_lat_bound_ns) &&
+	       ns >= rxe_odp_lat_bound_ns[i])
+		i++;
+	rxe_odp_count(odp, mr, RXE_ODP_STAT_FAULTS, 1);
+	rxe_odp_count(odp, mr, RXE_ODP_STAT_PAGES_FAULTED, np);
+	rxe_counter_inc(rxe, RXE_CNT_ODP_FAULT_LAT_LT10US + i);
+	rxe_counter_add(rxe, RXE_CNT_ODP_FAULT_NS_TOTAL, ns);
 }
 
 static bool rxe_odp_invalidate(struct mmu_interval_notifier *mni,
@@ -771,7 +807,7 @@ static int rxe_odp_map_range_locked(struct rxe_mr *mr,
 	unsigned int shift = odp->page_shift;
 	unsigned long first, last, need, idx, stop, max_idx, ahead;
 	int tries, np, err, resolved = 0;
-	u64 start;
+	u64 start, t0;
 
 	lockdep_assert_held(&odp->umem_mutex);
 	might_sleep();
@@ -822,8 +858,12 @@ static int rxe_odp_map_range_locked(struct rxe_mr *mr,
 			goto out_relock;
 		}
 
-		/* takes mmap_lock; on success returns with umem_mutex held */
+		/*
+		 * takes mmap_lock; on success returns with umem_mutex held.
+		 * Timed: the fault service of the latency histogram.
+		 */
 		start = ib_umem_start(odp) + ((u64)idx << shift);
+		t0 = ktime_get_ns();
 		np = ib_umem_odp_map_dma_and_lock(odp, start,
 						  (u64)(last - idx + 1) << shift,
 						  perm, true);
@@ -836,8 +876,7 @@ static int rxe_odp_map_range_locked(struct rxe_mr *mr,
 					      RXE_ODP_STAT_PAGES_PREFETCHED, np);
 				continue;
 			}
-			rxe_odp_count(odp, mr, RXE_ODP_STAT_FAULTS, 1);
-			rxe_odp_count(odp, mr, RXE_ODP_STAT_PAGES_FAULTED, np);
+			rxe_odp_count_fault(odp, mr, np, ktime_get_ns() - t0);
 			continue;
 		}
 

@@ -55,7 +55,7 @@ if grep -Eq ' # SKIP .*(no ODP|ODP caps)' /tmp/ours.tap; then
 	fail "ODP tests skipped on our module for lack of ODP caps"
 fi
 # The exact per-MR counter cases ran and passed here.
-for t in fault_exact invalidate_exact cow_zero_page_exact fault_error_exact; do
+for t in fault_exact invalidate_exact cow_zero_page_exact fault_error_exact fault_hist_exact; do
 	grep -q "^ok [0-9]* odp[.]$t\$" /tmp/ours.tap || fail "$t did not pass on our module"
 done
 # A counter the tests need that the module lacks fails them, it is not

@@ -66,6 +66,14 @@ done
 for kind in sync async; do
 	need "prefetch $kind advise cost per GiB" "\$1 == \"prefetch\" && \$2 == \"advise-per-gib\" && \$3 == \"$kind\" && \$7 > 0"
 done
+# The faultcost step (issue 15): kernel populate and driver fault service per
+# page, zero-fill and swap-in, and the histogram's buckets summing to the faults.
+for kind in zero swap; do
+	for mode in kernel driver; do
+		need "faultcost $kind $mode" "\$1 == \"faultcost\" && \$2 == \"$kind\" && \$3 == \"$mode\" && \$7 > 0"
+	done
+done
+need "faultcost exit 0" '$1 == "faultcost" && $2 == "exit" && $7 == 0'
 need "inval no MR" '$1 == "inval" && $3 == "nomr"'
 need "inval ODP" '$1 == "inval" && $3 == "odp" && $2 != "reg-error"'
 need "inval stale bytes = 0" '$1 == "inval" && $2 == "stale-bytes" && $7 == 0'
@@ -102,7 +110,7 @@ bad=$(awk -F, '$1 == "young" && (($2 == "exit" && $7 != 0) || ($2 == "young-answ
 # The report: every section, every goal row measured (met, not met, or undecided:
 # one pair per case gives no 95 % interval, so the smoke's timing goals are undecided).
 for h in "## Goals" "## 1. Steady state" "### Steady state, finely interleaved" "## 2. Registration" \
-	"## 3. Cold vs warm" "### Fault batch size" "### Prefetch" "## 4. Invalidation" "## 5. Memory pressure" "## 6. Page aging" \
+	"## 3. Cold vs warm" "### Fault batch size" "### Fault cost" "### Prefetch" "## 4. Invalidation" "## 5. Memory pressure" "## 6. Page aging" \
 	"## 7. Page aging at scale" \
 	"## Environment"; do
 	grep -qF "$h" "$md" || fail "report has no section '$h'"
@@ -110,7 +118,8 @@ done
 for g in "steady-state ODP/pinned >= 0.98 (perftest" "steady-state ODP/pinned >= 0.98 (odp-bench" \
 	"ODP registration of 1 GiB" "ODP registration time within 2" "cold pass >= 0.5" \
 	"invalidation <= 2" "under pressure ODP completes with 0 corrupt bytes" \
-	"sync prefetch: the cold pass faults no page" "faults on A, aging off / aging on >= 10" "page aging at scale: memory.reclaim outside" \
+	"sync prefetch: the cold pass faults no page" "driver fault service <= 1.2" \
+	"the fault histogram's buckets sum to odp_faults" "faults on A, aging off / aging on >= 10" "page aging at scale: memory.reclaim outside" \
 	"page aging at scale: memory.reclaim inside" "invalidation with the most ODP MRs"; do
 	line=$(grep -F "| $g" "$md" | head -1)
 	[ -n "$line" ] || fail "report has no goal row '$g'"

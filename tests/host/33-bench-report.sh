@@ -154,6 +154,37 @@ grep -F "| 21 (2 MiB) | 20 | 10.1 µs (10 µs–10.1 µs) | 50.8 µs" <<<"$MD" >
 grep -F "| 16 (64 KiB) |" <<<"$MD" | grep -qF "| 48.0 B |" || fail "reg: chunk memory per page of shift 16"
 hasnt reg "Traceback"
 
+# The faultcost step: the fault-ahead with the lowest median driver/kernel
+# ratio on zero-fill is chosen, the goal judged there on both kinds, and the
+# histogram's buckets must sum to odp_faults in every pass.
+fc() { # BUCKET_SKEW: the report of a synthetic faultcost run
+	/usr/bin/python3 - "$d/raw.csv" "$1" <<'PY'
+import sys
+rows, skew = [], int(sys.argv[2])
+for run in range(1, 21):
+    for kind in ("zero", "swap"):
+        for ahead, r in ((1, 1.5), (32, 1.0)):
+            k = 10.0 + (run % 3)
+            t = "faultcost,%s,%%s,67108864,ahead=%d,%d,%%s,%%s" % (kind, ahead, run)
+            faults = 16384 // (ahead + 1)
+            rows += [t % ("kernel", k, "us/page"), t % ("driver", k * (r + (run % 5) / 100), "us/page"),
+                     t % ("ctr:odp_faults", faults, "count"), t % ("ctr:odp_pages_faulted", 16384, "count"),
+                     t % ("ctr:odp_fault_lat_lt100us", faults - 1 + skew, "count"),
+                     t % ("ctr:odp_fault_lat_ge10ms", 1, "count")]
+open(sys.argv[1], "w").write("\n".join(rows) + "\n")
+PY
+	printf 'steps=faultcost\nfaultcost_size=64M\nfaultcost_ahead_default=32\nhost_load_start=0.2\nhost_load_end=1\n' >"$d/meta.txt"
+	rm -f "$d/hostload.csv"
+	ERR=$(/usr/bin/python3 "$R" "$d" "$d/out" --title faultcost 2>&1 >/dev/null) || fail "faultcost: report.py failed: $ERR"
+	MD=$(cat "$d/out.md")
+}
+fc 0
+has "faultcost" "Fault-ahead chosen by this run: **32**"
+grep -F "| driver fault service <= 1.2" <<<"$MD" | grep -qF "**met**" || { echo "$MD"; fail "faultcost: goal not met at ratio 1.0"; }
+grep -F "| the fault histogram's buckets sum" <<<"$MD" | grep -qF "**met**" || fail "faultcost: buckets summing to the faults not met"
+fc 1
+grep -F "| the fault histogram's buckets sum" <<<"$MD" | grep -qF "**not met**" || fail "faultcost: a bucket too many is not caught"
+
 rm -f "$d/hostload.csv"
 : >"$d/meta.txt"
 /usr/bin/python3 "$R" "$d" "$d/out" >/dev/null 2>&1 || fail "report.py without host load failed"

@@ -259,3 +259,4 @@ FIXTURE_TEARDOWN(odp)
 #include "exact.c"
 #include "mw.c"
 #include "regedge.c"
+#include "faulthist.c"
