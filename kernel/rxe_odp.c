@@ -38,7 +38,12 @@
  * addresses fail without leaving memory behind.
  * An access is split at child boundaries (and every RXE_ODP_MAX_CHUNK
  * bytes), and fault-ahead stays within the child.
- * The chunk is 2 MiB, provisional, not measured yet: a PMD, so a
+ * The chunk is 2 MiB, chosen with bench/run.sh's chunk step (shifts 16
+ * to 27 in one boot): per page of chunk a child costs 33, 19.8, 16.6,
+ * 16.3 and 16.2 bytes at 64 KiB, 256 KiB, 2 MiB, 16 MiB and 128 MiB,
+ * and its deregistration 5, 6, 10, 48 and 305 us. 2 MiB is within 4 %
+ * of the 16-byte floor; larger chunks save under 2 % more, at 64-512 KiB
+ * of arrays for one touched page. It is a PMD, so a
  * THP split, collapse or migration invalidates one child, and a first
  * touch allocates 8 KiB of arrays plus ~0.4 KiB of child, in microseconds
  * on the data path, where mlx5's 1 GiB children (a hardware table
@@ -253,7 +258,7 @@ static const char * const rxe_odp_stat_name[RXE_ODP_NUM_STATS] = {
 
 /*
  * Size of the chunk of the address space that one child translates, as a
- * shift (provisional, see "Children" in the header): 2 MiB, a PMD. An MR
+ * shift (measured, see "Children" in the header): 2 MiB, a PMD. An MR
  * keeps the value it was registered with.
  */
 #define RXE_ODP_CHILD_SHIFT	21
