@@ -29,11 +29,9 @@ struct fh {
 /* The device's counters now (past the core's cache). */
 static void fh_read(struct __test_metadata *_metadata, struct env *e, struct fh *h)
 {
-	long life = hw_counter(e, "lifespan");
 	int i;
 
-	if (life >= 0)
-		usleep((life + 5) * 1000);
+	hw_counters_settle(e);
 	h->faults = hw_counter(e, "odp_faults");
 	h->pages = hw_counter(e, "odp_pages_faulted");
 	h->errors = hw_counter(e, "odp_fault_errors");

@@ -166,6 +166,8 @@ int expect_no_wc(struct ibv_cq *cq, int ms, const char *what);
 
 /* ---- system probes (sys.c) ---- */
 long hw_counter(struct env *e, const char *name); /* -1 if absent */
+/* wait out ib_core's cache of hw counters ("lifespan" ms) before reading them */
+void hw_counters_settle(struct env *e);
 
 /* The ODP counters rxe-odp's driver exports (-1 each on other drivers). */
 struct odpc {

@@ -27,14 +27,19 @@ long hw_counter(struct env *e, const char *name)
 	return hw_counter_read(e->dev_name, e->dev.port, name);
 }
 
-int odpc_read(struct env *e, struct odpc *c)
+void hw_counters_settle(struct env *e)
 {
 	/* ib_core caches hw_counters for "lifespan" ms: let any cached
-	 * snapshot expire so the values read are current. */
+	 * snapshot expire so the values read next are current. */
 	long life = hw_counter(e, "lifespan");
 
 	if (life >= 0)
 		usleep((life + 5) * 1000);
+}
+
+int odpc_read(struct env *e, struct odpc *c)
+{
+	hw_counters_settle(e);
 	c->faults = hw_counter(e, "odp_faults");
 	c->pages_faulted = hw_counter(e, "odp_pages_faulted");
 	c->invalidations = hw_counter(e, "odp_invalidations");
