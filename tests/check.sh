@@ -140,11 +140,31 @@ record() { # name rc seconds log
 		fi
 		failed+=("$name$at (rc $rc, log $log)")
 		say "$(printf 'FAIL  %-40s %4ss  rc=%s' "$name" "$secs" "$rc")"
-		echo "----- last lines of $log"
-		tail -25 "$log" | sed 's/^/  | /'
+		show_tail "$log"
 		show_report "$log"
 		echo "-----"
 	fi
+}
+
+# The end of a failed test's own output.  A guest run ends with the kernel
+# log (VMRUN_DMESG_BEGIN..END), which would push the test's own verdict (its
+# FAIL: line, a tool's reproducer) out of a plain tail: show the last lines
+# before that dump without the kernel's lines (show_report has its reports),
+# any FAIL/FAILED/finding lines, then the dump's end.
+show_tail() {
+	local log=$1 n
+	n=$(grep -an -m1 '^VMRUN_DMESG_BEGIN' "$log" | cut -d: -f1)
+	if [ -z "$n" ]; then
+		echo "----- last lines of $log"
+		tail -25 "$log" | sed 's/^/  | /'
+		return
+	fi
+	echo "----- last lines of $log before its kernel log"
+	head -n $((n - 1)) "$log" | grep -avE '^\[ *[0-9]+\.[0-9]{6}\] ' | tail -30 | sed 's/^/  | /'
+	echo "----- its FAIL and finding lines"
+	head -n $((n - 1)) "$log" | grep -a 'FAIL\|finding\|reproduce:' | head -12 | sed 's/^/  | /'
+	echo "----- the end of its kernel log"
+	tail -n +"$n" "$log" | tail -8 | sed 's/^/  | /'
 }
 
 # The first kernel report on a failed test's guest console(s), with its call
