@@ -357,6 +357,12 @@ static int pend_busy(const struct span *s, int n)
 	return 0;
 }
 
+/* May a hostile WQE write the span's region (see hostile_taint())? */
+static int span_tainted(const struct span *s)
+{
+	return W.taint[s->g - W.reg] > 0;
+}
+
 /* Every byte of the span known, and seen by the MR as the CPU sees it */
 static int span_known(const struct span *s)
 {
@@ -496,6 +502,13 @@ static int wr_touches(const struct wrrec *w, int region)
 		for (k = 0; k < w->recv->nsp; k++)
 			if (w->recv->sp[k].g == &W.reg[region])
 				return 1;
+	/* a message to an SRQ responder may take any WQE of the SRQ
+	 * (wr_eval() takes the union): it reaches all their buffers */
+	if (!w->recv && consumes_recv(w->req.op) && wr_pair(w) && wr_pair(w)->b.srq)
+		for (j = 0; j < W.srqn; j++)
+			for (k = 0; k < W.srqq[j]->nsp; k++)
+				if (W.srqq[j]->sp[k].g == &W.reg[region])
+					return 1;
 	return 0;
 }
 
@@ -1150,7 +1163,7 @@ static void gen_one(struct rng *r)
 		/* write the tag into the first SGE if the CPU can; else no tag */
 		if (!w->req.inl &&
 		    sge_spans(w->req.sge, w->req.nsge, q->m.pd, 8, 0, &s) == 1 && s.len == 8 &&
-		    !pend_busy(&s, 1) && s.g->pst[s.off / 4096] == MP_RW &&
+		    !pend_busy(&s, 1) && !span_tainted(&s) && s.g->pst[s.off / 4096] == MP_RW &&
 		    s.g->pst[(s.off + 7) / 4096] == MP_RW && !s.g->detached[s.off / 4096] &&
 		    !s.g->detached[(s.off + 7) / 4096]) {
 			memcpy(s.g->data + s.off, &t, 8);
@@ -1163,6 +1176,8 @@ static void gen_one(struct rng *r)
 	wr_eval(w, 1);
 	note_may_err(w);
 	w->nsp = wr_spans(w, q, rs, w->sp);
+	for (i = 0; i < w->nsp; i++)
+		w->conflict |= span_tainted(&w->sp[i]);
 	if (pend_busy(w->sp, w->nsp)) {
 		/* overlaps WRs in flight: none of them has a determined result */
 		int pp, j, k, l;
@@ -1273,6 +1288,76 @@ static void gen_one(struct rng *r)
 }
 
 /*
+ * A hostile WQE may write the regions its keys reach, at any time until
+ * its pair is destroyed: as a WRITE or atomic at the responder, a READ
+ * response into its own SGE, or as whatever its flipped opcode and
+ * cursors make of it. Nothing in the model follows those writes, so
+ * while such a pair lives no byte of those regions is known: no data
+ * check looks at them, no WR reaching them has a determined result, and
+ * their bytes stay unknown after the pair is gone.  Keys drawn at random
+ * (a WQE made random whole) reach a live MR with a chance of about 2^-40:
+ * not followed.
+ */
+static void region_all_unknown(int i)
+{
+	struct region *g = &W.reg[i];
+
+	if (g->used)
+		memset(g->known, 0, g->len);
+}
+
+/* Region i (MR slot i) may be written by pair p's hostile WQEs */
+static void hostile_taint(int p, int i)
+{
+	struct pair *P = &W.pair[p];
+	int pp, j, k;
+
+	if (i < 0 || (P->taint & 1u << i))
+		return;
+	P->taint |= 1u << i;
+	W.taint[i]++;
+	region_all_unknown(i);
+	/* WRs in flight that reach it: no determined result any more */
+	for (pp = 0; pp < VF_NPAIR + VF_NUD; pp++) {
+		struct vq *qq = pp < VF_NPAIR ? &W.pair[pp].a : &W.ud[pp - VF_NPAIR];
+
+		for (j = 0; j < qq->sqn; j++)
+			for (k = 0; k < qq->sq[j]->nsp; k++)
+				if (qq->sq[j]->sp[k].g == &W.reg[i])
+					qq->sq[j]->conflict = 1;
+		if (pp < VF_NPAIR)
+			for (j = 0; j < W.pair[pp].b.consn; j++)
+				for (k = 0; k < W.pair[pp].b.cons[j]->nsp; k++)
+					if (W.pair[pp].b.cons[j]->sp[k].g == &W.reg[i])
+						W.pair[pp].b.cons[j]->conflict = 1;
+	}
+}
+
+/* Every live MR whose key is key (the WQE's rkey or lkey) */
+static void hostile_taint_key(int p, uint32_t key)
+{
+	int i;
+
+	for (i = 0; i < VF_NREG; i++)
+		if (W.mr[i].live && W.mr[i].m.key == key)
+			hostile_taint(p, i);
+}
+
+/* Pair p is destroyed: its hostile WQEs write nothing any more */
+void traffic_untaint_pair(int p)
+{
+	struct pair *P = &W.pair[p];
+	int i;
+
+	for (i = 0; i < VF_NREG; i++)
+		if (P->taint & 1u << i) {
+			W.taint[i]--;
+			region_all_unknown(i);
+		}
+	P->taint = 0;
+}
+
+/*
  * A WQE no library writes, into the ring of a live RC pair: a valid
  * request with one or two fields that disagree with the rest, as any
  * process owning a QP can write them.  Nothing is checked of its outcome
@@ -1376,6 +1461,19 @@ static void gen_hostile(struct rng *r)
 			break;
 		}
 	}
+	/* what it may write: the regions behind every key it carries now
+	 * (flips below change its opcode and cursors, not its keys) */
+	hostile_taint(p, mi);
+	hostile_taint(p, rmi);
+	hostile_taint_key(p, e->wr.wr.rdma.rkey);
+	hostile_taint_key(p, e->wr.wr.atomic.rkey);
+	hostile_taint_key(p, e->dma.sge[0].lkey);
+	if (W.o.verbose)
+		vf_log("hostile #%llu on pair %d: opcode %u raddr 0x%llx rkey 0x%x, sge 0x%llx "
+		       "+%u lkey 0x%x; regions tainted 0x%x", (unsigned long long)w->id, p,
+		       e->wr.opcode, (unsigned long long)e->wr.wr.rdma.remote_addr,
+		       e->wr.wr.rdma.rkey, (unsigned long long)e->dma.sge[0].addr,
+		       e->dma.sge[0].length, e->dma.sge[0].lkey, P->taint);
 	W.st.hostile++;
 	W.st.wrs++;
 	w->post_tick = vf_now();
@@ -1477,7 +1575,8 @@ static int check_scatter(const struct m_sge *sge, int nsge, int pd, const uint8_
 			uint64_t o = s.off + j;
 			uint8_t st = s.g->pst[o / 4096];
 
-			if ((st != MP_RW && st != MP_RO) || s.g->detached[o / 4096]) {
+			if ((st != MP_RW && st != MP_RO) || s.g->detached[o / 4096] ||
+			    span_tainted(&s)) {
 				s.g->known[o] = 0;
 				continue;
 			}

@@ -188,6 +188,7 @@ struct pair {
 	int retiring;
 	uint64_t retire_tick;
 	int hostile;			/* got a hostile WQE: statuses unchecked */
+	unsigned int taint;		/* regions its hostile WQEs may write (bit i: region i) */
 	struct vq a, b;			/* a sends, b responds */
 	int resp_dead;			/* b stopped answering (ERR, destroyed, SEND_INV) */
 	uint64_t serial;
@@ -223,6 +224,7 @@ struct world {
 	int have_qpex, have_huge, have_inject, have_poison;
 	struct region reg[VF_NREG];
 	struct mrec mr[VF_NREG];
+	int taint[VF_NREG];		/* live pairs whose hostile WQEs may write region i */
 	uint32_t dead_keys[VF_DEAD_KEYS];
 	int ndead;
 	struct pair pair[VF_NPAIR];
@@ -285,6 +287,7 @@ void traffic_poll(void);
 void traffic_reevaluate(int region, int all);
 void traffic_drain(double secs);
 void traffic_retire_pair(int p, const char *why);
+void traffic_untaint_pair(int p);
 int traffic_outstanding(void);
 void traffic_hang_check(void);
 void traffic_maintain(struct rng *r);

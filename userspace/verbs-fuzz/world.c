@@ -586,6 +586,7 @@ void pair_destroy(int p)
 	if (P->b.qp && (err = ibv_destroy_qp(P->b.qp)))
 		vf_finding("ibv_destroy_qp(pair %d b) failed: %s", p, strerror(err));
 	P->a.qp = P->b.qp = NULL;
+	traffic_untaint_pair(p);
 	vq_free(&P->a);
 	vq_free(&P->b);
 	P->live = 0;
