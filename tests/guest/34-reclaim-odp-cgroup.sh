@@ -5,7 +5,7 @@
 # 0 stale, 0 corrupt, no error completion, nothing pinned, the limit hit MRs
 # with transfers in flight, pages really went to swap, no OOM kill.  And a
 # setup refused after the cgroup was made removes it again.
-# Every kind at once is userspace/reclaim-verify/pending/35-… (and make demo).
+# Every kind at once is tests/guest/35-reclaim-odp-all-kinds (and make demo).
 # vm-args: -m 2G
 source "$TOP/tests/lib/guest.sh"
 source "$TOP/userspace/reclaim-verify/guest-env.sh"
