@@ -107,10 +107,13 @@
  * (after a failed fault) and in rxe_odp_prefetch_present_child() (its look
  * at the page tables); for write in mmu_notifier_get(), when
  * rxe_odp_young_get() hooks a new MR's mm into page aging, and in
- * mmu_interval_notifier_insert() for the first child of an mm, under
- * child_mutex. The faults made under it may invalidate the child being
- * faulted, which takes its umem_mutex inside mmap_lock as above; the
- * invalidate callback never takes child_mutex. atomic_ops_lock (a spinlock of rxe_mr.c) is only
+ * mmu_interval_notifier_insert() for the first interval notifier of an
+ * mm, which rxe_odp_mm_prepare() inserts at registration, in process
+ * context, so that a child's insert under child_mutex on the data path
+ * only takes the core's spinlock. The faults made under mmap_lock may
+ * invalidate the child being faulted, which takes its umem_mutex inside
+ * mmap_lock as above; the invalidate callback never takes child_mutex.
+ * atomic_ops_lock (a spinlock of rxe_mr.c) is only
  * taken for the read-modify-write itself, by rxe_mr_atomic_op_page().
  * The rules are checked: a function that needs umem_mutex says
  * __must_hold() and lockdep_assert_held(), one that takes mmap_lock
@@ -700,6 +703,39 @@ static void rxe_odp_reap_work(struct work_struct *work)
 	atomic_long_add(rxe_odp_reap(tree), &tree->nr_freed);
 }
 
+static bool rxe_odp_nop_invalidate(struct mmu_interval_notifier *mni,
+				   const struct mmu_notifier_range *range,
+				   unsigned long cur_seq)
+{
+	return true;
+}
+
+static const struct mmu_interval_notifier_ops rxe_odp_nop_ops = {
+	.invalidate = rxe_odp_nop_invalidate,
+};
+
+/*
+ * Make @mm take interval notifiers now, in process context: the first one
+ * inserted into an mm registers the core's subscription
+ * (mmu_notifier_register(): mmap_write_lock() and mm_take_all_locks()),
+ * which would otherwise happen when the MR's first child is made, on the
+ * data path (the rxe_wq worker). A one-page notifier inserted and removed
+ * at once does it: the subscription stays for the life of the mm, and a
+ * child's insert then only takes the core's spinlock. -EINTR on a signal.
+ */
+static int rxe_odp_mm_prepare(struct mm_struct *mm)
+{
+	struct mmu_interval_notifier mni = {};
+	int err;
+
+	err = mmu_interval_notifier_insert(&mni, mm, 0, PAGE_SIZE,
+					   &rxe_odp_nop_ops);
+	if (err)
+		return err;
+	mmu_interval_notifier_remove(&mni);
+	return 0;
+}
+
 int rxe_odp_mr_init_user(struct rxe_dev *rxe, u64 start, u64 length,
 			 u64 iova, int access, struct rxe_mr *mr)
 {
@@ -802,7 +838,14 @@ int rxe_odp_mr_init_user(struct rxe_dev *rxe, u64 start, u64 length,
 		rxe_dbg_mr(mr, "page aging attach failed, err = %d\n", err);
 		return err;
 	}
-	if (!odp->is_implicit_odp) {
+	if (odp->is_implicit_odp) {
+		err = rxe_odp_mm_prepare(odp->umem.owning_mm);
+		if (err) {
+			rxe_dbg_mr(mr, "notifier subscription failed, err = %d\n",
+				   err);
+			return err;
+		}
+	} else {
 		tree->single.odp = odp;
 		tree->single.young = rxe_odp_young_add(tree->ymm, rxe,
 						       ib_umem_start(odp),
