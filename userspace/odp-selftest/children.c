@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The deferred free: give the reap work this long (guests are slow) */
@@ -233,6 +234,8 @@ int t_children_reclaim_keeps(struct env *e)
 	return T_PASS;
 }
 
+#define RACE_SECONDS 15
+
 struct remapper {
 	char *p;
 	size_t len;
@@ -271,8 +274,9 @@ static void *remap_loop(void *arg)
 int t_children_remap_race(struct env *e)
 {
 	struct remapper r = { 0 };
+	time_t t_end;
 	long long f0, f1, c1;
-	int i, n = 400, ok = 0, err = 0, got;
+	int i, n = 400, ok = 0, err = 0, got = 1, bad = 0;
 	size_t chunk;
 	struct ibv_mr *mr;
 	struct lb_pair p;
@@ -289,23 +293,31 @@ int t_children_remap_race(struct env *e)
 	TRY(rc_pair_create(e, &p, NULL));
 	f0 = mrattr(e, mr, "odp_children_freed");
 	CHECK(!pthread_create(&th, NULL, remap_loop, &r), "pthread_create");
-	for (i = 0; i < n; i++) {
+	/* at most RACE_SECONDS: the debug kernel under TCG is much slower */
+	t_end = time(NULL) + RACE_SECONDS;
+	for (i = 0; i < n && time(NULL) < t_end; i++) {
 		/* 2 pages across the boundary of the two chunks */
 		uint64_t dst = va(r.p) + chunk - e->page;
 
 		fill(src, 2 * e->page, i);
 		if (post_rdma(p.a.qp, i & 1 ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE, va(src),
-			      2 * e->page, mr->lkey, dst, mr->rkey, i))
+			      2 * e->page, mr->lkey, dst, mr->rkey, i)) {
+			bad = 1;
 			break;
+		}
 		got = poll_one(e, p.a.cq, &wc);
-		if (got != 1)
+		if (got != 1) {
+			bad = 1;
 			break;
+		}
 		if (wc.status == IBV_WC_SUCCESS) {
 			ok++;
 			continue;
 		}
-		if (wc.status != IBV_WC_REM_ACCESS_ERR)
+		if (wc.status != IBV_WC_REM_ACCESS_ERR) {
+			bad = 1;
 			break;
+		}
 		err++;
 		lb_pair_destroy(&p);
 		if (rc_pair_create(e, &p, NULL) != T_PASS) {
@@ -320,10 +332,10 @@ int t_children_remap_race(struct env *e)
 	c1 = mrattr(e, mr, "odp_children");
 	diag("%d accesses: %d ok, %d remote access errors; %ld remaps (%ld through a hole, %ld failed); children freed +%lld, %lld now",
 	     i, ok, err, r.rounds, r.holes, r.fails, f1 - f0, c1);
-	CHECK(i == n, "access %d: %s", i + 1,
+	CHECK(!bad, "access %d: %s", i + 1,
 	      got != 1 ? "no completion" : wc_str(wc.status));
 	CHECK(!r.fails, "mmap MAP_FIXED failed");
-	CHECK(ok > 0, "no access succeeded");
+	CHECK(ok > 0 && i >= 20, "%d accesses, %d succeeded", i, ok);
 	lb_pair_destroy(&p);
 	CHECK(!ibv_dereg_mr(mr), "dereg");
 	munmap(r.p, r.len);
