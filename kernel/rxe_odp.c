@@ -281,7 +281,7 @@ struct rxe_odp_child {
 	struct rxe_odp_tree	*tree;
 	unsigned long		index;		/* chunk index in tree->children */
 	atomic_t		users;		/* references from lookups */
-	bool			dying;		/* under odp->umem_mutex */
+	bool			dying;		/* written under odp->umem_mutex, read locklessly */
 	struct llist_node	dead_node;	/* in tree->dead once dying */
 };
 
@@ -447,7 +447,7 @@ static bool rxe_odp_invalidate(struct mmu_interval_notifier *mni,
 	 */
 	if (child && child != &tree->single && !child->dying &&
 	    range->event == MMU_NOTIFY_UNMAP && !odp->npages) {
-		child->dying = true;
+		WRITE_ONCE(child->dying, true);
 		llist_add(&child->dead_node, &tree->dead);
 		queue_work(system_unbound_wq, &tree->reap_work);
 	}
@@ -574,7 +574,7 @@ static struct rxe_odp_child *rxe_odp_child(struct rxe_odp_tree *tree, u64 va,
 	/* the caller's reference */
 	atomic_set(&child->users, 1);
 	/* not the reaper's until published: the error paths free it */
-	child->dying = true;
+	WRITE_ONCE(child->dying, true);
 
 	odp = ib_umem_odp_alloc_child(parent, start, end - start,
 				      &rxe_odp_mn_ops);
@@ -603,7 +603,7 @@ static struct rxe_odp_child *rxe_odp_child(struct rxe_odp_tree *tree, u64 va,
 	}
 	atomic_long_inc(&tree->nr_children);
 	rxe_odp_lock(odp);
-	child->dying = false;
+	WRITE_ONCE(child->dying, false);
 	rxe_odp_unlock(odp);
 
 out_unlock:
@@ -895,7 +895,7 @@ void rxe_odp_mr_release(struct rxe_mr *mr)
 	xa_for_each(&tree->children, index, child) {
 		rxe_odp_lock(child->odp);
 		if (!child->dying) {
-			child->dying = true;
+			WRITE_ONCE(child->dying, true);
 			llist_add(&child->dead_node, &tree->dead);
 		}
 		rxe_odp_unlock(child->odp);
