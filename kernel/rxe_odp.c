@@ -25,20 +25,17 @@
  *
  * Children: struct rxe_odp_tree (the parent's ->private) holds them in an
  * xarray keyed by chunk index (address >> tree->shift). A lookup
- * takes no lock of rxe's (xa_load() is an RCU read): a child is published
- * by xa_store() only once complete, and freed only by rxe_odp_mr_release()
- * at MR cleanup, when the MR has no user left, so a looked-up child stays
- * valid for as long as its user holds the MR. Creation takes the tree's
+ * takes no lock of rxe's (an RCU read, see "Child lifetime"): a child is
+ * published by xa_store() only once complete. Creation takes the tree's
  * child_mutex, looks again, allocates (GFP_KERNEL) and inserts the child's
  * interval notifier, which may take mmap_lock; so it runs with no lock
  * held, in process context or the rxe_wq worker, like a fault. A child
  * translates nothing when made, so it needs no notifier sequence of its
  * own before its first fault. Each child has its own umem_mutex, notifier
  * and page-use bitmap (rxe_odp_young.c); no code holds two umem_mutexes.
- * Children are not freed when fully invalidated (munmap): they are freed
- * at deregistration. So none is made for a chunk of which nothing from
- * the accessed address on is mapped (a VMA lookup before child_mutex):
- * accesses to unmapped addresses fail without leaving memory behind.
+ * None is made for a chunk of which nothing from the accessed address on
+ * is mapped (a VMA lookup before child_mutex): accesses to unmapped
+ * addresses fail without leaving memory behind.
  * An access is split at child boundaries (and every RXE_ODP_MAX_CHUNK
  * bytes), and fault-ahead stays within the child.
  * The chunk is 2 MiB, chosen with bench/run.sh's chunk step (shifts 16
@@ -54,20 +51,69 @@
  * touched range costs what one umem over it cost (16 bytes per 4 KiB
  * page) plus ~5%.
  *
+ * Child lifetime: a child is freed when an unmap has left it translating
+ * nothing: an invalidation with event MMU_NOTIFY_UNMAP (munmap, mremap's
+ * old range, mmap over it, exit's unmap) after which its umem has no
+ * valid page (npages == 0). That is exact without looking at the VMAs,
+ * which the callback cannot (munmap holds mmap_lock for write): a child
+ * with no valid page translates nothing, so freeing it loses nothing but
+ * its arrays, made again in microseconds by the next access, and a chunk
+ * unmapped piecewise (one mapping of several, malloc's trimming) is freed
+ * by the unmap that takes its last mapped page. Other events keep the
+ * child, whatever they leave: reclaim and swap (CLEAR), MADV_DONTNEED
+ * (CLEAR), migration, NUMA hinting and mprotect: the same addresses stay
+ * mapped and their pages come back, and freeing there would make reclaim
+ * churn the arrays. A chunk whose unmap raced the child's creation (before
+ * it was published) keeps its empty child until the next unmap of it or
+ * deregistration.
+ * The free is deferred: the invalidate callback cannot remove the child's
+ * own notifier (mmu_interval_notifier_remove() waits for the callback),
+ * and lookups are lock-free. Protocol, per child:
+ *   - @dying, under the child's umem_mutex: set once, by the callback
+ *     (which then puts the child on tree->dead and queues tree->reap_work)
+ *     or by rxe_odp_mr_release(); whoever sets it puts the child on the
+ *     list, so each child is freed exactly once. A new child is made dying
+ *     and becomes claimable only once published.
+ *   - @users: a lookup (rxe_odp_child_get()) takes a reference inside an
+ *     RCU read section that covers xa_load() and the increment, and only
+ *     on a child not dying; every user drops it (rxe_odp_child_put()) after
+ *     its last touch of the child, its umem_mutex released. A lookup that
+ *     finds a dying child makes a new one under child_mutex (the VMA check
+ *     first), which replaces the dying one in the xarray.
+ *   - rxe_odp_reap() (the work, on system_unbound_wq, or release): takes
+ *     the list, erases each child still in the xarray (xa_cmpxchg(): not
+ *     its replacement) under child_mutex, synchronize_rcu() so no lookup
+ *     can take a new reference, waits for @users to reach 0
+ *     (wait_var_event()), then removes the notifier and frees the child.
+ *   - rxe_odp_mr_release() claims every child left under child_mutex and
+ *     their umem_mutexes, reaps them, and cancel_work_sync()s the work:
+ *     after the claim no callback queues it again.
+ * Holding child_mutex keeps every child in the xarray allocated (the reaper
+ * erases under it before it frees): rxe_odp_fill_res_mr_entry() walks them
+ * under it. odp_children in "rdma resource show mr -dd" counts children
+ * made and not freed yet; odp_children_freed those freed by the work.
+ *
  * Lock order:
  *   child_mutex  ->  mmap_lock  ->  umem_mutex  ->  atomic_ops_lock
- * (the xarray's own xa_lock is only taken inside xa_store()/xa_destroy(),
- * under child_mutex or at cleanup, and nests inside nothing else). rxe
+ * (the xarray's own xa_lock is only taken inside xa_store()/xa_cmpxchg()/
+ * xa_destroy(), under child_mutex or at cleanup, and nests inside nothing
+ * else; the callback only adds to a lock-free list and queues the work,
+ * under umem_mutex; the reaper waits for RCU and for references with no
+ * lock held, and nobody waits for the reaper but rxe_odp_mr_release(),
+ * which holds no lock then). rxe
  * takes mmap_lock only while it holds no umem_mutex: for read in
  * rxe_odp_child() (is the chunk mapped; before child_mutex),
  * ib_umem_odp_map_dma_and_lock() (every fault), in rxe_odp_fault_cause()
  * (after a failed fault) and in rxe_odp_prefetch_present_child() (its look
  * at the page tables); for write in mmu_notifier_get(), when
  * rxe_odp_young_get() hooks a new MR's mm into page aging, and in
- * mmu_interval_notifier_insert() for the first child of an mm, under
- * child_mutex. The faults made under it may invalidate the child being
- * faulted, which takes its umem_mutex inside mmap_lock as above; the
- * invalidate callback never takes child_mutex. atomic_ops_lock (a spinlock of rxe_mr.c) is only
+ * mmu_interval_notifier_insert() for the first interval notifier of an
+ * mm, which rxe_odp_mm_prepare() inserts at registration, in process
+ * context, so that a child's insert under child_mutex on the data path
+ * only takes the core's spinlock. The faults made under mmap_lock may
+ * invalidate the child being faulted, which takes its umem_mutex inside
+ * mmap_lock as above; the invalidate callback never takes child_mutex.
+ * atomic_ops_lock (a spinlock of rxe_mr.c) is only
  * taken for the read-modify-write itself, by rxe_mr_atomic_op_page().
  * The rules are checked: a function that needs umem_mutex says
  * __must_hold() and lockdep_assert_held(), one that takes mmap_lock
@@ -224,10 +270,19 @@ module_param(odp_child_shift, uint, 0644);
 MODULE_PARM_DESC(odp_child_shift,
 		 "Testing: log2 of the address-space chunk one ODP child translates, for MRs registered from now on (16-30, default 21 = 2 MiB)");
 
-/* One translating umem: a child, or the whole umem of a huge-page MR */
+/*
+ * One translating umem: a child, or the whole umem of a huge-page MR
+ * (tree->single, which is never freed before the MR). Its umem's ->private
+ * points here. See "Child lifetime" in the header for @users and @dying.
+ */
 struct rxe_odp_child {
 	struct ib_umem_odp	*odp;
 	struct rxe_odp_young	*young;		/* its page-use bits */
+	struct rxe_odp_tree	*tree;
+	unsigned long		index;		/* chunk index in tree->children */
+	atomic_t		users;		/* references from lookups */
+	bool			dying;		/* written under odp->umem_mutex, read locklessly */
+	struct llist_node	dead_node;	/* in tree->dead once dying */
 };
 
 /*
@@ -236,9 +291,12 @@ struct rxe_odp_child {
  */
 struct rxe_odp_tree {
 	struct rxe_mr		*mr;
-	struct mutex		child_mutex;	/* serializes child creation */
+	struct mutex		child_mutex;	/* serializes xarray stores */
 	struct xarray		children;	/* chunk index -> rxe_odp_child */
-	atomic_long_t		nr_children;
+	atomic_long_t		nr_children;	/* made and not freed yet */
+	atomic_long_t		nr_freed;	/* freed before deregistration */
+	struct llist_head	dead;		/* dying children to free */
+	struct work_struct	reap_work;	/* frees them: rxe_odp_reap() */
 	struct rxe_odp_child	single;		/* huge-page MR: its one umem */
 	struct rxe_odp_young_mm	*ymm;		/* aging notifier reference */
 	u64			start, end;	/* user VAs the MR reaches */
@@ -252,9 +310,20 @@ static inline struct ib_umem_odp *rxe_mr_odp(struct rxe_mr *mr)
 	return to_ib_umem_odp(mr->umem);
 }
 
+/*
+ * The tree of @mr: the implicit parent's ->private, or the one of the
+ * huge-page MR's single umem (NULL before registration set it, and after
+ * release)
+ */
 static inline struct rxe_odp_tree *rxe_mr_tree(struct rxe_mr *mr)
 {
-	return rxe_mr_odp(mr)->private;
+	struct ib_umem_odp *odp = rxe_mr_odp(mr);
+	struct rxe_odp_child *single;
+
+	if (odp->is_implicit_odp)
+		return odp->private;
+	single = odp->private;
+	return single ? single->tree : NULL;
 }
 
 /*
@@ -333,8 +402,9 @@ static bool rxe_odp_invalidate(struct mmu_interval_notifier *mni,
 {
 	struct ib_umem_odp *odp =
 		container_of(mni, struct ib_umem_odp, notifier);
+	struct rxe_odp_tree *tree = NULL;
+	struct rxe_odp_child *child;
 	unsigned long start, end;
-	struct rxe_odp_tree *tree;
 	struct rxe_mr *mr;
 	int mapped;
 
@@ -358,12 +428,29 @@ static bool rxe_odp_invalidate(struct mmu_interval_notifier *mni,
 		ib_umem_odp_unmap_dma_pages(odp, start, end);
 
 	/* NULL until the child or MR is published, and after release */
-	tree = odp->private;
+	child = odp->private;
+	if (child)
+		tree = child->tree;
 	mr = tree ? tree->mr : NULL;
 	rxe_odp_count(odp, mr, RXE_ODP_STAT_INVALIDATIONS, 1);
 	rxe_odp_count(odp, mr, RXE_ODP_STAT_PAGES_INVALIDATED,
 		      (u64)(mapped - odp->npages) <<
 		      rxe_odp_subpage_shift(odp));
+
+	/*
+	 * An unmap that leaves the child translating nothing frees it (see
+	 * "Child lifetime" in the header): not from here, where removing
+	 * its own notifier would wait for this very callback, but from the
+	 * MR's reap work. Any other event (reclaim, migration, protection,
+	 * exit's release before its unmap) keeps the child: the pages come
+	 * back.
+	 */
+	if (child && child != &tree->single && !child->dying &&
+	    range->event == MMU_NOTIFY_UNMAP && !odp->npages) {
+		WRITE_ONCE(child->dying, true);
+		llist_add(&child->dead_node, &tree->dead);
+		queue_work(system_unbound_wq, &tree->reap_work);
+	}
 	rxe_odp_unlock(odp);
 
 	return true;
@@ -374,13 +461,50 @@ static const struct mmu_interval_notifier_ops rxe_odp_mn_ops = {
 };
 
 /*
- * The child translating @va of @tree. With @create, one is made if there
- * is none: it covers the chunk of @va clipped to the MR, translates
- * nothing yet, and is published in the xarray only once complete. Creation sleeps
- * (GFP_KERNEL, the interval notifier insert may take mmap_lock), so the
- * caller holds no lock; two creators of one child serialize on
- * child_mutex. A lookup takes no lock: children are only freed by
- * rxe_odp_mr_release(), when the MR has no user left.
+ * A reference on the child at @index that is not dying, or NULL. The RCU
+ * read section covers the load and the increment: rxe_odp_reap() erases
+ * a child and then waits for a grace period, so after it no lookup can
+ * take a reference, and it waits for @users to drop to 0.
+ */
+static struct rxe_odp_child *rxe_odp_child_get(struct rxe_odp_tree *tree,
+					       unsigned long index)
+{
+	struct rxe_odp_child *child;
+
+	rcu_read_lock();
+	child = xa_load(&tree->children, index);
+	if (child && !READ_ONCE(child->dying))
+		atomic_inc(&child->users);
+	else
+		child = NULL;
+	rcu_read_unlock();
+	return child;
+}
+
+/*
+ * Drop the reference of rxe_odp_child() or rxe_odp_child_get(): no-op for
+ * a huge-page MR's single umem. Both sides order with full barriers (the
+ * dying store is followed by synchronize_rcu(), atomic_dec_and_test() is
+ * fully ordered): either the reaper sees 0 or we see @dying and wake it.
+ */
+static void rxe_odp_child_put(struct rxe_odp_child *child)
+{
+	if (child == &child->tree->single)
+		return;
+	if (atomic_dec_and_test(&child->users) && READ_ONCE(child->dying))
+		wake_up_var(&child->users);
+}
+
+/*
+ * The child translating @va of @tree, referenced: the caller drops it with
+ * rxe_odp_child_put() when done with the child (after its umem_mutex).
+ * With @create, one is made if there is none, or if the one there is dying
+ * (it is replaced): it covers the chunk of @va clipped to the MR,
+ * translates nothing yet, and is published in the xarray only once
+ * complete. Creation sleeps (GFP_KERNEL, the interval notifier insert may
+ * take mmap_lock), so the caller holds no lock; creators and the reaper
+ * serialize on child_mutex. A lookup takes no lock (RCU, see "Child
+ * lifetime" in the header).
  *
  * Returns the child; NULL when there is none and !@create; or
  * ERR_PTR(-EAGAIN) (no memory now: retry later), ERR_PTR(-EFAULT) (@va
@@ -408,7 +532,7 @@ static struct rxe_odp_child *rxe_odp_child(struct rxe_odp_tree *tree, u64 va,
 	if (!parent->is_implicit_odp)
 		return &tree->single;
 
-	child = xa_load(&tree->children, index);
+	child = rxe_odp_child_get(tree, index);
 	if (child || !create)
 		return child;
 
@@ -418,9 +542,10 @@ static struct rxe_odp_child *rxe_odp_child(struct rxe_odp_tree *tree, u64 va,
 
 	/*
 	 * No child for a chunk of which nothing from @va on is mapped: the
-	 * access fails there anyway, and a child lives until deregistration,
-	 * so accesses to unmapped addresses (a peer probing an implicit rkey)
-	 * would grow kernel memory without bound. Our reference on the mm
+	 * access fails there anyway, and an unmapped chunk's child would
+	 * only be freed by the next unmap of it, so accesses to unmapped
+	 * addresses (a peer probing an implicit rkey) would grow kernel
+	 * memory without bound. Our reference on the mm
 	 * also keeps the mmput() of ib_umem_odp_alloc_child() from being the
 	 * last one, which would tear the mm down here, under child_mutex.
 	 */
@@ -435,7 +560,8 @@ static struct rxe_odp_child *rxe_odp_child(struct rxe_odp_tree *tree, u64 va,
 	}
 
 	mutex_lock(&tree->child_mutex);
-	child = xa_load(&tree->children, index);
+	/* a dying child found here stays in the xarray until replaced below */
+	child = rxe_odp_child_get(tree, index);
 	if (child)
 		goto out_unlock;
 
@@ -443,6 +569,12 @@ static struct rxe_odp_child *rxe_odp_child(struct rxe_odp_tree *tree, u64 va,
 	child = kzalloc(sizeof(*child), GFP_KERNEL);
 	if (!child)
 		goto out_err;
+	child->tree = tree;
+	child->index = index;
+	/* the caller's reference */
+	atomic_set(&child->users, 1);
+	/* not the reaper's until published: the error paths free it */
+	WRITE_ONCE(child->dying, true);
 
 	odp = ib_umem_odp_alloc_child(parent, start, end - start,
 				      &rxe_odp_mn_ops);
@@ -450,11 +582,11 @@ static struct rxe_odp_child *rxe_odp_child(struct rxe_odp_tree *tree, u64 va,
 		err = PTR_ERR(odp);
 		goto out_free;
 	}
-	/* the notifier is live already: publish the tree to it under its lock */
-	rxe_odp_lock(odp);
-	odp->private = tree;
-	rxe_odp_unlock(odp);
+	/* the notifier is live already: publish the child to it under its lock */
 	child->odp = odp;
+	rxe_odp_lock(odp);
+	odp->private = child;
+	rxe_odp_unlock(odp);
 
 	child->young = rxe_odp_young_add(tree->ymm, to_rdev(parent->umem.ibdev),
 					 start, end);
@@ -463,12 +595,16 @@ static struct rxe_odp_child *rxe_odp_child(struct rxe_odp_tree *tree, u64 va,
 		goto out_release;
 	}
 
+	/* replaces a dying child, which tree->dead still holds */
 	old = xa_store(&tree->children, index, child, GFP_KERNEL);
 	if (xa_is_err(old)) {
 		err = xa_err(old);
 		goto out_young;
 	}
 	atomic_long_inc(&tree->nr_children);
+	rxe_odp_lock(odp);
+	WRITE_ONCE(child->dying, false);
+	rxe_odp_unlock(odp);
 
 out_unlock:
 	mutex_unlock(&tree->child_mutex);
@@ -508,6 +644,96 @@ static inline u64 rxe_odp_child_len(struct rxe_odp_child *child, u64 va,
 				    u64 len)
 {
 	return min_t(u64, len, ib_umem_end(child->odp) - va);
+}
+
+/*
+ * Free a child that nobody can reach any more: unpublished, no reference
+ * left. Its release unmaps it and removes its notifier, which waits for a
+ * running invalidation of it, so never from its own callback.
+ */
+static void rxe_odp_child_free(struct rxe_odp_child *child)
+{
+	struct rxe_odp_tree *tree = child->tree;
+
+	rxe_odp_young_del(child->young);
+	ib_umem_odp_release(child->odp);
+	kfree(child);
+	atomic_long_dec(&tree->nr_children);
+}
+
+/*
+ * Free the dying children of @tree (see "Child lifetime" in the header):
+ * unpublish them under child_mutex (a child that a creator replaced
+ * already is not touched in the xarray), wait for the lookups that may
+ * have found one (RCU) and for the references they took, then free them.
+ * Process context, no lock held. Returns the number freed.
+ */
+static unsigned long rxe_odp_reap(struct rxe_odp_tree *tree)
+{
+	struct rxe_odp_child *child, *next;
+	struct llist_node *list;
+	unsigned long n = 0;
+
+	list = llist_del_all(&tree->dead);
+	if (!list)
+		return 0;
+
+	mutex_lock(&tree->child_mutex);
+	llist_for_each_entry(child, list, dead_node)
+		xa_cmpxchg(&tree->children, child->index, child, NULL,
+			   GFP_KERNEL);
+	mutex_unlock(&tree->child_mutex);
+
+	synchronize_rcu();
+
+	llist_for_each_entry_safe(child, next, list, dead_node) {
+		wait_var_event(&child->users, !atomic_read(&child->users));
+		rxe_odp_child_free(child);
+		n++;
+		cond_resched();
+	}
+	return n;
+}
+
+static void rxe_odp_reap_work(struct work_struct *work)
+{
+	struct rxe_odp_tree *tree =
+		container_of(work, struct rxe_odp_tree, reap_work);
+
+	atomic_long_add(rxe_odp_reap(tree), &tree->nr_freed);
+}
+
+static bool rxe_odp_nop_invalidate(struct mmu_interval_notifier *mni,
+				   const struct mmu_notifier_range *range,
+				   unsigned long cur_seq)
+{
+	return true;
+}
+
+static const struct mmu_interval_notifier_ops rxe_odp_nop_ops = {
+	.invalidate = rxe_odp_nop_invalidate,
+};
+
+/*
+ * Make @mm take interval notifiers now, in process context: the first one
+ * inserted into an mm registers the core's subscription
+ * (mmu_notifier_register(): mmap_write_lock() and mm_take_all_locks()),
+ * which would otherwise happen when the MR's first child is made, on the
+ * data path (the rxe_wq worker). A one-page notifier inserted and removed
+ * at once does it: the subscription stays for the life of the mm, and a
+ * child's insert then only takes the core's spinlock. -EINTR on a signal.
+ */
+static int rxe_odp_mm_prepare(struct mm_struct *mm)
+{
+	struct mmu_interval_notifier mni = {};
+	int err;
+
+	err = mmu_interval_notifier_insert(&mni, mm, 0, PAGE_SIZE,
+					   &rxe_odp_nop_ops);
+	if (err)
+		return err;
+	mmu_interval_notifier_remove(&mni);
+	return 0;
 }
 
 int rxe_odp_mr_init_user(struct rxe_dev *rxe, u64 start, u64 length,
@@ -564,6 +790,9 @@ int rxe_odp_mr_init_user(struct rxe_dev *rxe, u64 start, u64 length,
 		    min(start + length, current->mm->task_size);
 	mutex_init(&tree->child_mutex);
 	xa_init(&tree->children);
+	init_llist_head(&tree->dead);
+	INIT_WORK(&tree->reap_work, rxe_odp_reap_work);
+	tree->single.tree = tree;
 
 	/*
 	 * A huge-page MR keeps one umem for its whole range (the core's
@@ -588,9 +817,12 @@ int rxe_odp_mr_init_user(struct rxe_dev *rxe, u64 start, u64 length,
 		odp->umem.length = length;
 	}
 
-	/* The notifier may be live already: publish @tree under its lock */
+	/*
+	 * The notifier may be live already: publish @tree (a huge-page MR's
+	 * umem: its single child, which points to @tree) under its lock
+	 */
 	rxe_odp_lock(odp);
-	odp->private = tree;
+	odp->private = odp->is_implicit_odp ? (void *)tree : &tree->single;
 	rxe_odp_unlock(odp);
 
 	mr->umem = &odp->umem;
@@ -606,7 +838,14 @@ int rxe_odp_mr_init_user(struct rxe_dev *rxe, u64 start, u64 length,
 		rxe_dbg_mr(mr, "page aging attach failed, err = %d\n", err);
 		return err;
 	}
-	if (!odp->is_implicit_odp) {
+	if (odp->is_implicit_odp) {
+		err = rxe_odp_mm_prepare(odp->umem.owning_mm);
+		if (err) {
+			rxe_dbg_mr(mr, "notifier subscription failed, err = %d\n",
+				   err);
+			return err;
+		}
+	} else {
 		tree->single.odp = odp;
 		tree->single.young = rxe_odp_young_add(tree->ymm, rxe,
 						       ib_umem_start(odp),
@@ -640,16 +879,33 @@ void rxe_odp_mr_release(struct rxe_mr *mr)
 	if (!rxe_mr_is_odp(mr))
 		return;
 	odp = rxe_mr_odp(mr);
-	tree = odp->private;
+	tree = rxe_mr_tree(mr);
 	if (!tree)
 		return;
 
+	/*
+	 * Claim every child not dying yet, under its umem_mutex as the
+	 * callback does, so each one is on tree->dead exactly once and no
+	 * callback queues the work after this loop; then free them all,
+	 * with whatever the work has not taken yet, and wait for the work.
+	 * child_mutex keeps the work from erasing, hence freeing, a child
+	 * of the walk (the work may run: a callback queued it).
+	 */
+	mutex_lock(&tree->child_mutex);
 	xa_for_each(&tree->children, index, child) {
-		rxe_odp_young_del(child->young);
-		ib_umem_odp_release(child->odp);
-		kfree(child);
+		rxe_odp_lock(child->odp);
+		if (!child->dying) {
+			WRITE_ONCE(child->dying, true);
+			llist_add(&child->dead_node, &tree->dead);
+		}
+		rxe_odp_unlock(child->odp);
 		cond_resched();
 	}
+	mutex_unlock(&tree->child_mutex);
+	rxe_odp_reap(tree);
+	cancel_work_sync(&tree->reap_work);
+	WARN_ON_ONCE(!llist_empty(&tree->dead) ||
+		     atomic_long_read(&tree->nr_children));
 	xa_destroy(&tree->children);
 	rxe_odp_young_del(tree->single.young);
 	if (tree->ymm)
@@ -945,6 +1201,7 @@ int rxe_odp_prefetch(struct rxe_mr *mr, u64 va, unsigned int len, bool write)
 		err = rxe_odp_map_range_locked(mr, child, va, part, write,
 					       true);
 		rxe_odp_unlock(child->odp);
+		rxe_odp_child_put(child);
 		if (err)
 			return err;
 		va += part;
@@ -1122,6 +1379,7 @@ int rxe_odp_prefetch_present(struct rxe_mr *mr, u64 va, unsigned int len)
 			return PTR_ERR(child);
 		part = rxe_odp_child_len(child, va, len);
 		err = rxe_odp_prefetch_present_child(mr, child, va, part);
+		rxe_odp_child_put(child);
 		if (err)
 			return err;
 		va += part;
@@ -1215,6 +1473,7 @@ int rxe_odp_mr_copy(struct rxe_mr *mr, u64 iova, void *addr,
 			rxe_odp_young_mark(child->odp, child->young, va, chunk);
 		}
 		rxe_odp_unlock(child->odp);
+		rxe_odp_child_put(child);
 		if (err)
 			return err;
 
@@ -1229,8 +1488,9 @@ int rxe_odp_mr_copy(struct rxe_mr *mr, u64 iova, void *addr,
 /*
  * Find the child holding the 8 bytes at @iova of @mr for an atomic access
  * (never two: they are aligned). Returns RESPST_NONE with *@va and *@child
- * set, or the responder's error: RESPST_ERR_ODP_RNR when the child could
- * not be allocated now, so the requester retries.
+ * set (a reference: rxe_odp_child_put()), or the responder's error:
+ * RESPST_ERR_ODP_RNR when the child could not be allocated now, so the
+ * requester retries.
  */
 static enum resp_states rxe_odp_atomic_child(struct rxe_mr *mr, u64 iova,
 					     u64 *va,
@@ -1309,6 +1569,7 @@ int rxe_odp_atomic_op(struct rxe_mr *mr, u64 iova, int opcode,
 		rxe_odp_atomic_done(child, va, page);
 	}
 	rxe_odp_unlock(child->odp);
+	rxe_odp_child_put(child);
 
 	return err;
 }
@@ -1336,6 +1597,7 @@ int rxe_odp_atomic_write(struct rxe_mr *mr, u64 iova, u64 value)
 		rxe_odp_atomic_done(child, va, page);
 	}
 	rxe_odp_unlock(child->odp);
+	rxe_odp_child_put(child);
 
 	return err;
 }
@@ -1407,6 +1669,7 @@ int rxe_odp_flush_pmem_iova(struct rxe_mr *mr, u64 iova, unsigned int length)
 			va += bytes;
 		}
 		rxe_odp_unlock(odp);
+		rxe_odp_child_put(child);
 		length -= chunk;
 		cond_resched();
 	}
@@ -1430,15 +1693,17 @@ int rxe_odp_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 	tree = rxe_mr_tree(mr);
 
 	/*
-	 * A snapshot; umem_mutex is not needed for racy reads, and the
-	 * children live as long as the MR (xa_for_each() takes the RCU
-	 * read lock for its walk)
+	 * A snapshot; umem_mutex is not needed for racy reads, and
+	 * child_mutex keeps the reap work from freeing a child of the walk
+	 * (it erases them under it first)
 	 */
 	if (tree->single.odp)
 		mapped = (u64)READ_ONCE(tree->single.odp->npages) <<
 			 rxe_odp_subpage_shift(tree->single.odp);
+	mutex_lock(&tree->child_mutex);
 	xa_for_each(&tree->children, index, child)
 		mapped += READ_ONCE(child->odp->npages);
+	mutex_unlock(&tree->child_mutex);
 
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!table)
@@ -1451,6 +1716,9 @@ int rxe_odp_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 		goto err;
 	if (rdma_nl_put_driver_u64(msg, "odp_children",
 				   atomic_long_read(&tree->nr_children)))
+		goto err;
+	if (rdma_nl_put_driver_u64(msg, "odp_children_freed",
+				   atomic_long_read(&tree->nr_freed)))
 		goto err;
 	for (i = 0; i < RXE_ODP_NUM_STATS; i++)
 		if (rdma_nl_put_driver_u64(msg, rxe_odp_stat_name[i],

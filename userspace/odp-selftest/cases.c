@@ -306,3 +306,27 @@ ST_TEST(perm_transient, "odp_fail_faults on a truncated file's MR: one RNR NAK /
 	BODY(t_perm_transient);
 }
 
+ST_TEST(children_unmap_implicit, "implicit ODP MR: the children of 8 touched chunks are freed after munmap (odp_children drops back, odp_children_freed +8); remapped, the chunks work with the new data")
+{
+	BODY(t_children_unmap_implicit);
+}
+
+ST_TEST(children_unmap_explicit, "explicit 8-chunk ODP MR: its children are freed after munmap of its memory; remapped, it works with the new data")
+{
+	BODY(t_children_unmap_explicit);
+}
+
+ST_TEST(children_reclaim_keeps, "MADV_PAGEOUT and MADV_DONTNEED of touched chunks free no child; the data comes back (PAGEOUT) or reads as zeros (DONTNEED)")
+{
+	BODY(t_children_reclaim_keeps);
+}
+
+ST_TEST(children_remap_race, "two chunks mapped over and unmapped in a loop while RDMA WRITE/READ through the implicit MR hit them: success or remote access error, never a hang or a kernel report")
+{
+	BODY(t_children_remap_race);
+}
+
+ST_TEST(children_dereg_pending, "16 implicit MRs touch 8 chunks each; the chunks are unmapped and every MR deregistered while the frees are pending: all MRs gone, no kernel report")
+{
+	BODY(t_children_dereg_pending);
+}

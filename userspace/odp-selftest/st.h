@@ -97,6 +97,13 @@ int t_implicit_rdma(struct env *e);
 int t_implicit_local_err(struct env *e);
 int t_implicit_edges(struct env *e);
 
+/* children.c: children freed when their chunk is unmapped */
+int t_children_unmap_implicit(struct env *e);
+int t_children_unmap_explicit(struct env *e);
+int t_children_reclaim_keeps(struct env *e);
+int t_children_remap_race(struct env *e);
+int t_children_dereg_pending(struct env *e);
+
 /* Case functions return T_PASS, T_FAIL (after "# ..." lines saying why) or
  * T_SKIP (with the reason in e->reason); cases.c hands that to the harness.
  * Diagnostics go to stdout as "# ..." lines (TAP comments). */

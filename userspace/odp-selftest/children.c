@@ -1,0 +1,389 @@
+/* odp-selftest: the life of ODP children (issue 14): a child whose chunk
+ * has been unmapped is freed (later, by the MR's reap work), one whose
+ * pages were only reclaimed or zapped is kept, munmap/mmap racing RDMA
+ * ends in success or a clean error, and MRs deregistered while frees are
+ * pending free everything once (the console gate sees the rest).
+ * Per-MR attributes come from "rdma resource show mr -dd". */
+#include "st.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The deferred free: give the reap work this long (guests are slow) */
+#define REAP_WAIT_MS 20000
+
+static long long mrattr(struct env *e, struct ibv_mr *mr, const char *name)
+{
+	return mr_driver_attr(e->dev_name, mr->lkey, name);
+}
+
+/* Size of the chunk one child translates (odp_child_shift), or 0 */
+static size_t chunk_size(void)
+{
+	long long shift = rxe_param("odp_child_shift");
+
+	return shift >= 12 && shift <= 30 ? (size_t)1 << shift : 0;
+}
+
+/* Poll odp_children of mr until it is want: the number seen last */
+static long long wait_children(struct env *e, struct ibv_mr *mr, long long want, int ms)
+{
+	long long n = mrattr(e, mr, "odp_children");
+	int i;
+
+	for (i = 0; n != want && i < ms / 10; i++) {
+		usleep(10000);
+		n = mrattr(e, mr, "odp_children");
+	}
+	return n;
+}
+
+static int children_caps(struct env *e, size_t *chunk)
+{
+	TRY(need_odp_rc(e, IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ));
+	*chunk = chunk_size();
+	if (!*chunk)
+		ST_SKIP(e, "no odp_child_shift parameter: not rxe-odp's children");
+	return T_PASS;
+}
+
+/* The registered MR under test: implicit, or explicit over [area, area + len) */
+static int test_mr(struct env *e, int implicit, char *area, size_t len, struct ibv_mr **mr)
+{
+	if (implicit) {
+		if (!(e->attr.odp_caps.general_caps & IBV_ODP_SUPPORT_IMPLICIT))
+			ST_SKIP(e, "%s does not advertise IBV_ODP_SUPPORT_IMPLICIT", e->dev_name);
+		*mr = reg(e, NULL, SIZE_MAX, ODP_ACC);
+	} else {
+		*mr = reg(e, area, len, ODP_ACC);
+	}
+	CHECK(*mr, "%s ODP registration", implicit ? "implicit" : "explicit");
+	return T_PASS;
+}
+
+/* One 4 KiB RDMA WRITE of pattern seed + k from src into each of the n
+ * chunks of area (through mr's rkey), then READs each back into src + page
+ * and checks it; src is in smr. */
+static int touch_chunks(struct env *e, struct lb_pair *p, struct ibv_mr *smr, char *src,
+			struct ibv_mr *mr, char *area, size_t chunk, int n, unsigned seed)
+{
+	int k;
+
+	for (k = 0; k < n; k++) {
+		char *dst = area + k * chunk + (k % 4) * e->page;
+
+		fill(src, e->page, seed + k);
+		memset(src + e->page, 0, e->page);
+		CHECK(!post_rdma(p->a.qp, IBV_WR_RDMA_WRITE, va(src), e->page, smr->lkey, va(dst),
+				 mr->rkey, k), "post WRITE");
+		TRY(expect_wc(e, p->a.cq, IBV_WC_SUCCESS, "WRITE into a chunk"));
+		CHECK(!post_rdma(p->a.qp, IBV_WR_RDMA_READ, va(src + e->page), e->page, smr->lkey,
+				 va(dst), mr->rkey, k), "post READ");
+		TRY(expect_wc(e, p->a.cq, IBV_WC_SUCCESS, "READ from a chunk"));
+		CHECK(check_fill(dst, e->page, seed + k) < 0, "WRITE data wrong in chunk %d", k);
+		CHECK(check_fill(src + e->page, e->page, seed + k) < 0,
+		      "READ data wrong in chunk %d", k);
+	}
+	return T_PASS;
+}
+
+#define NCHUNKS 8
+
+/* Touch NCHUNKS chunks through rxe, munmap them: their children are freed
+ * (odp_children drops by NCHUNKS, odp_children_freed grows by as much);
+ * map the same addresses again: RDMA works on them with the new data. */
+static int unmap_frees(struct env *e, int implicit)
+{
+	size_t chunk, len;
+	long long c0, c1, c2, f0, f1;
+	struct ibv_mr *mr, *smr;
+	struct lb_pair p;
+	char *area, *src, *again;
+
+	TRY(children_caps(e, &chunk));
+	len = NCHUNKS * chunk;
+	area = map_anon(len, chunk);
+	src = map_anon(2 * e->page, e->page);
+	CHECK(area && src, "mmap: %s", strerror(errno));
+	TRY(test_mr(e, implicit, area, len, &mr));
+	/* the source: the implicit MR itself, or a pinned MR beside the explicit one */
+	smr = implicit ? mr : reg(e, src, 2 * e->page, PIN_ACC);
+	CHECK(smr, "source MR");
+	TRY(rc_pair_create(e, &p, NULL));
+
+	/* the source's own child (implicit) exists before the count */
+	fill(src, e->page, 1);
+	CHECK(!post_rdma(p.a.qp, IBV_WR_RDMA_WRITE, va(src), e->page, smr->lkey,
+			 va(src + e->page), smr->rkey, 99), "post WRITE");
+	TRY(expect_wc(e, p.a.cq, IBV_WC_SUCCESS, "WRITE within the source"));
+	c0 = mrattr(e, mr, "odp_children");
+	f0 = mrattr(e, mr, "odp_children_freed");
+	CHECK(c0 >= 0 && f0 >= 0, "odp_children %lld, odp_children_freed %lld", c0, f0);
+
+	TRY(touch_chunks(e, &p, smr, src, mr, area, chunk, NCHUNKS, 10));
+	c1 = mrattr(e, mr, "odp_children");
+	CHECK(c1 == c0 + NCHUNKS, "children after touching %d chunks: %lld, before %lld",
+	      NCHUNKS, c1, c0);
+
+	CHECK(!munmap(area, len), "munmap: %s", strerror(errno));
+	c2 = wait_children(e, mr, c0, REAP_WAIT_MS);
+	f1 = mrattr(e, mr, "odp_children_freed");
+	diag("%s MR: %lld children, %lld after touching %d chunks, %lld after their munmap; freed +%lld",
+	     implicit ? "implicit" : "explicit", c0, c1, NCHUNKS, c2, f1 - f0);
+	CHECK(c2 == c0, "children after munmap: %lld, want %lld", c2, c0);
+	CHECK(f1 - f0 == NCHUNKS, "odp_children_freed +%lld, want +%d", f1 - f0, NCHUNKS);
+
+	/* the same addresses again, new memory: new children, the new data */
+	again = mmap(area, len, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	CHECK(again == area, "mmap at the old address: %s", strerror(errno));
+	TRY(touch_chunks(e, &p, smr, src, mr, area, chunk, NCHUNKS, 50));
+	c2 = mrattr(e, mr, "odp_children");
+	CHECK(c2 == c0 + NCHUNKS, "children after touching the remapped chunks: %lld", c2);
+
+	lb_pair_destroy(&p);
+	if (smr != mr)
+		CHECK(!ibv_dereg_mr(smr), "dereg");
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+	munmap(area, len);
+	munmap(src, 2 * e->page);
+	return T_PASS;
+}
+
+int t_children_unmap_implicit(struct env *e)
+{
+	return unmap_frees(e, 1);
+}
+
+int t_children_unmap_explicit(struct env *e)
+{
+	return unmap_frees(e, 0);
+}
+
+/* READ back the page touch_chunks() wrote in each chunk: pattern seed + k,
+ * or zeros for seed -1 */
+static int read_chunks(struct env *e, struct lb_pair *p, struct ibv_mr *mr, char *src,
+		       char *area, size_t chunk, int seed)
+{
+	int k;
+
+	for (k = 0; k < NCHUNKS; k++) {
+		char *dst = area + k * chunk + (k % 4) * e->page;
+
+		memset(src, 0x5a, e->page);
+		CHECK(!post_rdma(p->a.qp, IBV_WR_RDMA_READ, va(src), e->page, mr->lkey, va(dst),
+				 mr->rkey, k), "post READ");
+		TRY(expect_wc(e, p->a.cq, IBV_WC_SUCCESS, "READ back"));
+		if (seed < 0)
+			CHECK(check_byte(src, e->page, 0) < 0, "chunk %d not zero", k);
+		else
+			CHECK(check_fill(src, e->page, seed + k) < 0, "data of chunk %d", k);
+	}
+	return T_PASS;
+}
+
+/* Reclaim keeps children: MADV_PAGEOUT (swapped out if there is swap)
+ * and MADV_DONTNEED (zapped: MMU_NOTIFY_CLEAR, not an unmap) invalidate
+ * every page of the touched chunks, and no child is freed; the data comes
+ * back (PAGEOUT) or reads as zeros (DONTNEED). */
+int t_children_reclaim_keeps(struct env *e)
+{
+	long long c0, c1, f0, f1;
+	size_t chunk, len;
+	struct ibv_mr *mr;
+	struct lb_pair p;
+	char *area, *src;
+
+	TRY(children_caps(e, &chunk));
+	len = NCHUNKS * chunk;
+	area = map_anon(len, chunk);
+	src = map_anon(2 * e->page, e->page);
+	CHECK(area && src, "mmap: %s", strerror(errno));
+	TRY(test_mr(e, 1, NULL, 0, &mr));
+	TRY(rc_pair_create(e, &p, NULL));
+	TRY(touch_chunks(e, &p, mr, src, mr, area, chunk, NCHUNKS, 70));
+	c0 = mrattr(e, mr, "odp_children");
+	f0 = mrattr(e, mr, "odp_children_freed");
+
+	CHECK(!madvise(area, len, MADV_PAGEOUT), "MADV_PAGEOUT: %s", strerror(errno));
+	usleep(500000);
+	c1 = mrattr(e, mr, "odp_children");
+	f1 = mrattr(e, mr, "odp_children_freed");
+	diag("after MADV_PAGEOUT: %lld children (%lld before), freed +%lld, %lld pages mapped, %ld resident",
+	     c1, c0, f1 - f0, mrattr(e, mr, "odp_mapped_pages"), resident_pages(area, len));
+	CHECK(c1 == c0 && f1 == f0, "MADV_PAGEOUT freed children");
+	TRY(read_chunks(e, &p, mr, src, area, chunk, 70));
+
+	CHECK(!madvise(area, len, MADV_DONTNEED), "MADV_DONTNEED: %s", strerror(errno));
+	usleep(500000);
+	c1 = mrattr(e, mr, "odp_children");
+	f1 = mrattr(e, mr, "odp_children_freed");
+	diag("after MADV_DONTNEED: %lld children, freed +%lld, %lld pages mapped", c1, f1 - f0,
+	     mrattr(e, mr, "odp_mapped_pages"));
+	CHECK(c1 == c0 && f1 == f0, "MADV_DONTNEED freed children");
+	TRY(read_chunks(e, &p, mr, src, area, chunk, -1));
+	lb_pair_destroy(&p);
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+	munmap(area, len);
+	munmap(src, 2 * e->page);
+	return T_PASS;
+}
+
+#define RACE_SECONDS 15
+
+struct remapper {
+	char *p;
+	size_t len;
+	volatile int stop;
+	long rounds, holes, fails;
+};
+
+/* Map new memory over p in a loop (MAP_FIXED: an unmap of the old pages
+ * with no hole), every 8th round through a munmap first (a hole). */
+static void *remap_loop(void *arg)
+{
+	struct remapper *r = arg;
+	void *q;
+
+	while (!r->stop) {
+		if (!(r->rounds % 8)) {
+			munmap(r->p, r->len);
+			r->holes++;
+			sched_yield();
+		}
+		q = mmap(r->p, r->len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		if (q != r->p)
+			r->fails++;
+		r->rounds++;
+		sched_yield();
+	}
+	return NULL;
+}
+
+/* One thread maps and unmaps two chunks in a loop while RDMA WRITEs and
+ * READs through the implicit MR hit them: each completes with success, or
+ * with a remote access error when it met the hole (the pair is then made
+ * again); never a hang, never a kernel report (console gate). Children
+ * are freed meanwhile and made again. */
+int t_children_remap_race(struct env *e)
+{
+	struct remapper r = { 0 };
+	time_t t_end;
+	long long f0, f1, c1;
+	int i, n = 400, ok = 0, err = 0, got = 1, bad = 0;
+	size_t chunk;
+	struct ibv_mr *mr;
+	struct lb_pair p;
+	struct ibv_wc wc;
+	pthread_t th;
+	char *src;
+
+	TRY(children_caps(e, &chunk));
+	r.len = 2 * chunk;
+	r.p = map_anon(r.len, chunk);
+	src = map_anon(2 * e->page, e->page);
+	CHECK(r.p && src, "mmap: %s", strerror(errno));
+	TRY(test_mr(e, 1, NULL, 0, &mr));
+	TRY(rc_pair_create(e, &p, NULL));
+	f0 = mrattr(e, mr, "odp_children_freed");
+	CHECK(!pthread_create(&th, NULL, remap_loop, &r), "pthread_create");
+	/* at most RACE_SECONDS: the debug kernel under TCG is much slower */
+	t_end = time(NULL) + RACE_SECONDS;
+	for (i = 0; i < n && time(NULL) < t_end; i++) {
+		/* 2 pages across the boundary of the two chunks */
+		uint64_t dst = va(r.p) + chunk - e->page;
+
+		fill(src, 2 * e->page, i);
+		if (post_rdma(p.a.qp, i & 1 ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE, va(src),
+			      2 * e->page, mr->lkey, dst, mr->rkey, i)) {
+			bad = 1;
+			break;
+		}
+		got = poll_one(e, p.a.cq, &wc);
+		if (got != 1) {
+			bad = 1;
+			break;
+		}
+		if (wc.status == IBV_WC_SUCCESS) {
+			ok++;
+			continue;
+		}
+		if (wc.status != IBV_WC_REM_ACCESS_ERR) {
+			bad = 1;
+			break;
+		}
+		err++;
+		lb_pair_destroy(&p);
+		if (rc_pair_create(e, &p, NULL) != T_PASS) {
+			r.stop = 1;
+			pthread_join(th, NULL);
+			return T_FAIL;
+		}
+	}
+	r.stop = 1;
+	pthread_join(th, NULL);
+	f1 = mrattr(e, mr, "odp_children_freed");
+	c1 = mrattr(e, mr, "odp_children");
+	diag("%d accesses: %d ok, %d remote access errors; %ld remaps (%ld through a hole, %ld failed); children freed +%lld, %lld now",
+	     i, ok, err, r.rounds, r.holes, r.fails, f1 - f0, c1);
+	CHECK(!bad, "access %d: %s", i + 1,
+	      got != 1 ? "no completion" : wc_str(wc.status));
+	CHECK(!r.fails, "mmap MAP_FIXED failed");
+	CHECK(ok > 0 && i >= 20, "%d accesses, %d succeeded", i, ok);
+	lb_pair_destroy(&p);
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+	munmap(r.p, r.len);
+	munmap(src, 2 * e->page);
+	return T_PASS;
+}
+
+#define NMRS 16
+
+/* NMRS implicit MRs each touch NCHUNKS chunks, then the chunks are
+ * unmapped and every MR is deregistered at once, while their children's
+ * frees are pending: deregistration frees each child once (the console
+ * gate fails on a report), and the MRs are gone. */
+int t_children_dereg_pending(struct env *e)
+{
+	struct ibv_mr *mr[NMRS];
+	size_t chunk, len;
+	struct lb_pair p;
+	char *area, *src;
+	int i, k, before;
+
+	TRY(children_caps(e, &chunk));
+	if (!(e->attr.odp_caps.general_caps & IBV_ODP_SUPPORT_IMPLICIT))
+		ST_SKIP(e, "%s does not advertise IBV_ODP_SUPPORT_IMPLICIT", e->dev_name);
+	len = NCHUNKS * chunk;
+	area = map_anon(len, chunk);
+	src = map_anon(e->page, e->page);
+	CHECK(area && src, "mmap: %s", strerror(errno));
+	before = mr_count(e->dev_name);
+	TRY(rc_pair_create(e, &p, NULL));
+	for (i = 0; i < NMRS; i++) {
+		mr[i] = reg(e, NULL, SIZE_MAX, ODP_ACC);
+		CHECK(mr[i], "implicit MR %d", i);
+		for (k = 0; k < NCHUNKS; k++) {
+			fill(src, e->page, i + k);
+			CHECK(!post_rdma(p.a.qp, IBV_WR_RDMA_WRITE, va(src), e->page, mr[i]->lkey,
+					 va(area + k * chunk), mr[i]->rkey, k), "post WRITE");
+			TRY(expect_wc(e, p.a.cq, IBV_WC_SUCCESS, "WRITE into a chunk"));
+		}
+		CHECK(mrattr(e, mr[i], "odp_children") == NCHUNKS + 1,
+		      "MR %d: %lld children", i, mrattr(e, mr[i], "odp_children"));
+	}
+	lb_pair_destroy(&p);
+	CHECK(!munmap(area, len), "munmap");
+	for (i = 0; i < NMRS; i++)
+		CHECK(!ibv_dereg_mr(mr[i]), "dereg %d", i);
+	CHECK(mr_count(e->dev_name) == before, "MRs left: %d, before %d",
+	      mr_count(e->dev_name), before);
+	munmap(src, e->page);
+	return T_PASS;
+}
