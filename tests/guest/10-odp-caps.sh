@@ -8,7 +8,11 @@ source "$TOP/tests/lib/guest.sh"
 
 hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
 counter() { cat "$hw/$1"; }
-pins() { awk '$1 == "nr_foll_pin_acquired" { print $2 }' /proc/vmstat; }
+# folded first (/proc/sys/vm/stat_refresh): /proc/vmstat lags about a second
+pins() {
+	cat /proc/sys/vm/stat_refresh >/dev/null 2>&1
+	awk '$1 == "nr_foll_pin_acquired" { print $2 }' /proc/vmstat
+}
 
 # 1. Capabilities, as user space sees them through ibv_query_device_ex.
 ibv_devinfo -v -d rxe0 >/tmp/devinfo.log || fail "ibv_devinfo -v failed"

@@ -5,12 +5,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+void vmstat_fold(void)
+{
+	char b[64];
+	FILE *f = fopen("/proc/sys/vm/stat_refresh", "r");
+
+	if (!f)
+		return;
+	/* reading it (root) folds every CPU's pending deltas in */
+	if (fread(b, 1, sizeof(b), f) == 0)
+		(void)0;
+	fclose(f);
+}
+
 long long vmstat(const char *name)
 {
 	char key[128];
 	long long v, found = -1;
-	FILE *f = fopen("/proc/vmstat", "r");
+	FILE *f;
 
+	vmstat_fold();
+	f = fopen("/proc/vmstat", "r");
 	if (!f)
 		return -1;
 	while (fscanf(f, "%127s %lld", key, &v) == 2)

@@ -12,7 +12,15 @@
  * parameter), or -1 if it cannot be read. */
 long long file_number(const char *path);
 
-/* The /proc/vmstat counter name, or -1 if it cannot be read. */
+/* Fold every CPU's pending vmstat deltas into /proc/vmstat
+ * (/proc/sys/vm/stat_refresh; root only, else nothing): without it a
+ * counter shows an event only after vmstat's periodic fold, about a second
+ * later, so a pin made just before a "before" reading shows up in the
+ * "after" one. */
+void vmstat_fold(void);
+
+/* The /proc/vmstat counter name, folded first (vmstat_fold()), or -1 if it
+ * cannot be read. */
 long long vmstat(const char *name);
 
 /* The /proc/meminfo field name (e.g. "Slab", "VmallocUsed") in KiB, or -1

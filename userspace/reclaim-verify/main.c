@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "rv.h"
+#include "counters.h"
 
 static const char *const vm_keys[RV_NVM] = {
 	"pswpin", "pswpout", "pgmigrate_success", "thp_collapse_alloc", "thp_split_page",
@@ -38,6 +39,7 @@ static void rv_snapshot(struct rv_ctx *ctx, struct rv_snap *s)
 	unsigned i;
 
 	s->t = rv_now();
+	vmstat_fold();
 	f = fopen("/proc/vmstat", "r");
 	if (f) {
 		while (fscanf(f, "%63s %llu", key, &v) == 2)
