@@ -40,6 +40,8 @@ static const struct {
 	{ "huge-small", C_HUGE_SMALL, "ODP + IBV_ACCESS_HUGETLB on 4 KiB pages (accesses must fail)" },
 	{ "hostile", C_HOSTILE, "send queue WQEs whose fields disagree (inline offsets, lengths, "
 				"SGE cursors, states): only kernel reports and canaries count" },
+	{ "hostile-race", C_HOSTILE_RACE, "hostile WQEs whose cursors, lengths, opcode and state "
+					  "are rewritten while rxe works on them (with hostile)" },
 };
 
 static void usage(FILE *f)

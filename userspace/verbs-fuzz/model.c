@@ -523,10 +523,12 @@ int m_reg_errno(const struct m_view *v, uint64_t addr, uint64_t len, uint64_t io
 	if ((access & MA_HUGETLB) && !odp)
 		return EOPNOTSUPP;
 	if (odp) {
-		if (!addr && len == UINT64_MAX)
-			return EOPNOTSUPP;
 		if (access & MA_FLUSH_PERSISTENT)
 			return EOPNOTSUPP;
+		/* implicit ODP (patch 0030; make fuzz seed 0x32b9ab48): the
+		 * whole address space, with iova 0 and 4 KiB pages only */
+		if (!addr && len == UINT64_MAX)
+			return iova || (access & MA_HUGETLB) ? EINVAL : 0;
 		if (!len)
 			return EINVAL;
 		if (addr + len < addr || iova + len < iova)

@@ -387,7 +387,12 @@ static void test_reg(void)
 	CHECK(m_reg_errno(&view, BASE, 4096, 0xffffffffffffe000ull, MA_LOCAL_WRITE, 0) == 0);
 	CHECK(m_reg_errno(&view, BASE, 100, UINT64_MAX - 50, MA_ON_DEMAND, 0) == EINVAL);
 	CHECK(m_reg_errno(&view, BASE, 8192, UINT64_MAX & ~4095ull, MA_ON_DEMAND, 0) == EOVERFLOW);
-	CHECK(m_reg_errno(&view, 0, UINT64_MAX, 0, MA_ON_DEMAND, 0) == EOPNOTSUPP);
+	/* implicit ODP (patch 0030): iova 0 and 4 KiB pages only */
+	CHECK(m_reg_errno(&view, 0, UINT64_MAX, 0, MA_ON_DEMAND, 0) == 0);
+	CHECK(m_reg_errno(&view, 0, UINT64_MAX, 0x1000, MA_ON_DEMAND, 0) == EINVAL);
+	CHECK(m_reg_errno(&view, 0, UINT64_MAX, 0, MA_ON_DEMAND | MA_HUGETLB, 0) == EINVAL);
+	CHECK(m_reg_errno(&view, 0, UINT64_MAX, 0, MA_ON_DEMAND | MA_FLUSH_PERSISTENT, 0) ==
+	      EOPNOTSUPP);
 	CHECK(m_reg_errno(&view, BASE, 100, BASE, MA_ON_DEMAND | MA_FLUSH_PERSISTENT, 0) ==
 	      EOPNOTSUPP);
 	/* pinned: every page mapped, writable when the MR writes */

@@ -1481,7 +1481,7 @@ static void gen_hostile(struct rng *r)
 		wr_put(w);
 		return;
 	}
-	if (rng_pct(r, 40)) {
+	if (rng_pct(r, 40) && vf_on(C_HOSTILE_RACE)) {
 		/*
 		 * Rewrite the WQE while rxe works on it: the kernel reads it
 		 * in place, so each field may change between two reads.

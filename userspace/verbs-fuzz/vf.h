@@ -55,7 +55,8 @@ enum {
 	C_HOSTILE = 1 << 12,	/* WQE fields that disagree with each other */
 	C_POISON_ODP = 1 << 13,	/* MADV_HWPOISON of pages under ODP MRs */
 	C_HUGE_SMALL = 1 << 14,	/* ODP + IBV_ACCESS_HUGETLB on small pages */
-	C_ALL = (1 << 15) - 1,
+	C_HOSTILE_RACE = 1 << 15, /* hostile WQEs rewritten while rxe works on them */
+	C_ALL = (1 << 16) - 1,
 };
 
 struct vf_opts {
