@@ -8,11 +8,6 @@ source "$TOP/tests/lib/guest.sh"
 
 hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
 counter() { cat "$hw/$1"; }
-# folded first (/proc/sys/vm/stat_refresh): /proc/vmstat lags about a second
-pins() {
-	cat /proc/sys/vm/stat_refresh >/dev/null 2>&1
-	awk '$1 == "nr_foll_pin_acquired" { print $2 }' /proc/vmstat
-}
 
 # 1. Capabilities, as user space sees them through ibv_query_device_ex.
 ibv_devinfo -v -d rxe0 >/tmp/devinfo.log || fail "ibv_devinfo -v failed"
@@ -65,11 +60,11 @@ echo "ibv_rc_pingpong -o: odp_faults $f0 -> $f1"
 [ "$f1" -gt "$f0" ] || fail "ibv_rc_pingpong -o ran without a single ODP fault"
 
 # 3. ib_write_bw --odp pins nothing; the same run without --odp pins its MRs.
-p0=$(pins) e0=$(counter odp_fault_errors) g0=$(counter odp_pages_faulted)
+p0=$(pins_acquired) e0=$(counter odp_fault_errors) g0=$(counter odp_pages_faulted)
 perftest ib_write_bw --odp -s 65536 -n 200 --report_gbits || fail "ib_write_bw --odp"
-p1=$(pins) e1=$(counter odp_fault_errors) g1=$(counter odp_pages_faulted)
+p1=$(pins_acquired) e1=$(counter odp_fault_errors) g1=$(counter odp_pages_faulted)
 perftest ib_write_bw -s 65536 -n 200 --report_gbits || fail "ib_write_bw (pinned)"
-p2=$(pins)
+p2=$(pins_acquired)
 echo "nr_foll_pin_acquired: ODP run +$((p1 - p0)), pinned run +$((p2 - p1))"
 echo "ODP run: odp_pages_faulted +$((g1 - g0)), odp_fault_errors +$((e1 - e0))"
 [ "$p1" -eq "$p0" ] || fail "ib_write_bw --odp pinned $((p1 - p0)) pages"

@@ -10,11 +10,6 @@ source "$TOP/tests/lib/guest.sh"
 hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
 [ -e "$hw/odp_faults" ] || fail "rxe0 has no odp_* counters: not our ODP module?"
 counter() { cat "$hw/$1"; }
-# folded first (/proc/sys/vm/stat_refresh): /proc/vmstat lags about a second
-pins() {
-	cat /proc/sys/vm/stat_refresh >/dev/null 2>&1
-	awk '$1 == "nr_foll_pin_acquired" { print $2 }' /proc/vmstat
-}
 
 # bw_of LOG: the "BW average" column of perftest's result line.
 bw_of() {
@@ -22,9 +17,9 @@ bw_of() {
 }
 
 for prog in ib_write_bw ib_read_bw ib_send_bw; do
-	p0=$(pins) g0=$(counter odp_pages_faulted) e0=$(counter odp_fault_errors)
+	p0=$(pins_acquired) g0=$(counter odp_pages_faulted) e0=$(counter odp_fault_errors)
 	perftest "$prog" --odp -s 65536 -n 200 --report_gbits || fail "$prog --odp did not complete"
-	p1=$(pins) g1=$(counter odp_pages_faulted) e1=$(counter odp_fault_errors)
+	p1=$(pins_acquired) g1=$(counter odp_pages_faulted) e1=$(counter odp_fault_errors)
 	bw=$(bw_of /tmp/perftest-client.log)
 	echo "RESULT $prog --odp: BW average ${bw:-?} Gb/s; odp_pages_faulted +$((g1 - g0)); odp_fault_errors +$((e1 - e0)); nr_foll_pin_acquired +$((p1 - p0))"
 	[ -n "$bw" ] || fail "$prog --odp printed no bandwidth line"
