@@ -430,6 +430,48 @@ static int t_mr_iova_wrap(struct lb_dev *d, char *why, size_t len)
 	return ret;
 }
 
+/*
+ * Found by make fuzz (seed 0x21d2847a): an ODP MR (no HUGETLB) registers
+ * as an empty parent with children made on demand, so its range is not
+ * rounded up to a page: one that ends at 2^64 - 1 registers (the model
+ * refused it), and only start + length or iova + length wrapping past
+ * 2^64 is refused (EOVERFLOW).
+ */
+static int t_odp_range_end(struct lb_dev *d, char *why, size_t len)
+{
+	static const struct { uint64_t addr, len, iova; int ok; } c[] = {
+		{ 0x36d013426000ull, 0xffffc92fecbd9fffull, 0x36d013426000ull, 1 },
+		{ 0x36d013426000ull, 0xffffc92fecbda000ull, 0x36d013426000ull, 0 },
+		{ 0x36d013426000ull, 0xfff, 0xfffffffffffff000ull, 1 },
+		{ 0x36d013426000ull, 0x1000, 0xfffffffffffff000ull, 0 },
+	};
+	const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC |
+			   IBV_ACCESS_MW_BIND | IBV_ACCESS_ON_DEMAND | VF_ACCESS_FLUSH_GLOBAL;
+	struct ibv_mr *mr;
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		errno = 0;
+		mr = ibv_reg_mr_iova2(d->pd, (void *)(uintptr_t)c[i].addr, c[i].len, c[i].iova,
+				      access);
+		if (!mr != !c[i].ok || (!mr && errno != EOVERFLOW)) {
+			snprintf(why, len, "ODP MR addr 0x%llx len 0x%llx iova 0x%llx: %s, "
+				 "expected %s", (unsigned long long)c[i].addr,
+				 (unsigned long long)c[i].len, (unsigned long long)c[i].iova,
+				 mr ? "registered" : strerror(errno),
+				 c[i].ok ? "success" : strerror(EOVERFLOW));
+			if (mr)
+				ibv_dereg_mr(mr);
+			return -1;
+		}
+		if (mr && ibv_dereg_mr(mr)) {
+			snprintf(why, len, "ibv_dereg_mr: %s", strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* The WQE k slots after the next free one (zeroed); NULL without room */
 static struct rxe_send_wqe *ring_slot(struct vf_ring *r, unsigned int k)
 {
@@ -821,6 +863,8 @@ static const struct rcase cases[] = {
 	  "ODP + HUGETLB MR on 4 KiB pages: accesses fail (REM_ACCESS_ERR), no RNR loop" },
 	{ "mr-iova-wrap", t_mr_iova_wrap,
 	  "a pinned MR whose iova range wraps 2^64 is refused (EOVERFLOW)" },
+	{ "odp-range-end", t_odp_range_end,
+	  "an ODP MR ending at 2^64 - 1 registers; one wrapping 2^64 is refused" },
 	{ "atomic-write-resent", t_atomic_write_resent,
 	  "ATOMIC WRITE and FLUSH resent (RNR NAK) go to their own address: success" },
 	{ "send-longer-than-recv", t_send_longer_than_recv,
