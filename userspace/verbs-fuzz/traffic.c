@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define UD_QKEY 0x11111111u
 #define UD_TAG 0xa55a000000000000ull	/* top 16 bits of a UD message's tag */
 
 /* Opcodes a user QP must not run: rxe's kernel-only work requests
@@ -1150,8 +1149,10 @@ static void gen_one(struct rng *r)
 	if (W.inject_pending)
 		w->transient = 1;
 	if (ud && L >= 8 && L <= q->m.mtu && w->req.op != M_BAD_OPCODE) {
-		/* tag the message: its first 8 bytes name it at the receiver */
+		/* tag the message: its first 8 bytes name it at the receiver;
+		 * its source QP is this QP, even once the slot has another */
 		w->tag = w->id | UD_TAG;
+		w->src_qpn = q->qp->qp_num;
 	}
 
 	/* fresh source data, the model's verdict, what the destination gets */
@@ -1962,11 +1963,22 @@ static void complete_recv_ud(struct vq *q, struct rrec *x, const struct ibv_wc *
 			vf_finding("UD receive #%llu for send #%llu: byte_len %u, expected %llu",
 				   (unsigned long long)x->id, (unsigned long long)w->id, wc->byte_len,
 				   (unsigned long long)(w->out.len + VF_GRH));
-		if (W.ud_live[w->pair - VF_NPAIR] &&
-		    wc->src_qp != W.ud[w->pair - VF_NPAIR].qp->qp_num)
+		/* the QP it was posted on: the slot's QP may be another one
+		 * now, made after a destroy while the message was on its way
+		 * (make fuzz seed 0x21d2847b) */
+		if (wc->src_qp != w->src_qpn) {
 			vf_finding("UD receive #%llu for send #%llu: source QP %u, expected %u",
 				   (unsigned long long)x->id, (unsigned long long)w->id, wc->src_qp,
-				   W.ud[w->pair - VF_NPAIR].qp->qp_num);
+				   w->src_qpn);
+		} else if (W.o.verbose > 1) {
+			int u = w->pair - VF_NPAIR;
+			long now = W.ud_live[u] && W.ud[u].qp ? (long)W.ud[u].qp->qp_num : -1;
+
+			if (now != (long)w->src_qpn)
+				vf_log("UD receive #%llu for send #%llu from QP %u, gone since "
+				       "(slot %d: QP %ld)", (unsigned long long)x->id,
+				       (unsigned long long)w->id, w->src_qpn, u, now);
+		}
 		w->tag = 0;	/* delivered once */
 		return;
 	}
@@ -2184,7 +2196,7 @@ void traffic_forget_ud(int u)
 
 	/* a message rxe sent before the QP was destroyed still reaches its
 	 * receiver, after: keep such sends where complete_recv_ud() looks
-	 * (the source QP is not checked once the QP is gone) */
+	 * (it checks the source QP against the QP the send was posted on) */
 	for (i = 0; i < q->sqn; i++)
 		if (q->sq[i]->tag)
 			ud_remember(q->sq[i]);
