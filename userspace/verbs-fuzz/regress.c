@@ -430,6 +430,157 @@ static int t_mr_iova_wrap(struct lb_dev *d, char *why, size_t len)
 	return ret;
 }
 
+/*
+ * Found by make fuzz (seed 0x21d2847a): an ODP MR (no HUGETLB) registers
+ * as an empty parent with children made on demand, so its range is not
+ * rounded up to a page: one that ends at 2^64 - 1 registers (the model
+ * refused it), and only start + length or iova + length wrapping past
+ * 2^64 is refused (EOVERFLOW).
+ */
+static int t_odp_range_end(struct lb_dev *d, char *why, size_t len)
+{
+	static const struct { uint64_t addr, len, iova; int ok; } c[] = {
+		{ 0x36d013426000ull, 0xffffc92fecbd9fffull, 0x36d013426000ull, 1 },
+		{ 0x36d013426000ull, 0xffffc92fecbda000ull, 0x36d013426000ull, 0 },
+		{ 0x36d013426000ull, 0xfff, 0xfffffffffffff000ull, 1 },
+		{ 0x36d013426000ull, 0x1000, 0xfffffffffffff000ull, 0 },
+	};
+	const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC |
+			   IBV_ACCESS_MW_BIND | IBV_ACCESS_ON_DEMAND | VF_ACCESS_FLUSH_GLOBAL;
+	struct ibv_mr *mr;
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		errno = 0;
+		mr = ibv_reg_mr_iova2(d->pd, (void *)(uintptr_t)c[i].addr, c[i].len, c[i].iova,
+				      access);
+		if (!mr != !c[i].ok || (!mr && errno != EOVERFLOW)) {
+			snprintf(why, len, "ODP MR addr 0x%llx len 0x%llx iova 0x%llx: %s, "
+				 "expected %s", (unsigned long long)c[i].addr,
+				 (unsigned long long)c[i].len, (unsigned long long)c[i].iova,
+				 mr ? "registered" : strerror(errno),
+				 c[i].ok ? "success" : strerror(EOVERFLOW));
+			if (mr)
+				ibv_dereg_mr(mr);
+			return -1;
+		}
+		if (mr && ibv_dereg_mr(mr)) {
+			snprintf(why, len, "ibv_dereg_mr: %s", strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A UD QP on d in RTS, its sends and receives completing on cq */
+static struct ibv_qp *ud_up(struct lb_dev *d, struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+	};
+	static const enum ibv_qp_state to[] = { IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS };
+	static const int mask[] = {
+		IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY,
+		IBV_QP_STATE, IBV_QP_STATE | IBV_QP_SQ_PSN,
+	};
+	struct ibv_qp *qp = ibv_create_qp(d->pd, &ia);
+	size_t i;
+
+	for (i = 0; qp && i < 3; i++) {
+		struct ibv_qp_attr a = { .qp_state = to[i], .port_num = d->port,
+					 .qkey = UD_QKEY };
+
+		if (ibv_modify_qp(qp, &a, mask[i])) {
+			ibv_destroy_qp(qp);
+			return NULL;
+		}
+	}
+	return qp;
+}
+
+/*
+ * Found by make fuzz (seed 0x21d2847b), a fuzzer bug: a UD receive's
+ * source QP was compared with the QP its sender's slot had when the
+ * receive completed, but the slot's QP can be destroyed and made again
+ * (a new QP number) while the message is on its way.  The source QP is
+ * the QP the message was posted on, also once that QP is gone: send,
+ * destroy the sender and make another QP, then take the receive.
+ */
+static int t_ud_source_qp_gone(struct lb_dev *d, char *why, size_t len)
+{
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = d->port,
+				  .grh = { .dgid = d->gid, .sgid_index = (uint8_t)d->gid_index,
+					   .hop_limit = 1 } };
+	struct ibv_cq *scq = ibv_create_cq(d->ctx, 8, NULL, NULL, 0);
+	struct ibv_cq *rcq = ibv_create_cq(d->ctx, 8, NULL, NULL, 0);
+	struct ibv_qp *a = NULL, *b = NULL, *again = NULL;
+	struct ibv_ah *ah = NULL;
+	struct lb_buf buf = { 0 };
+	struct ibv_wc wc;
+	uint32_t old = 0;
+	int ret = -1;
+
+	if (!scq || !rcq || !(a = ud_up(d, scq)) || !(b = ud_up(d, rcq)) ||
+	    !(ah = ibv_create_ah(d->pd, &aa)) ||
+	    lb_buf_new(d, &buf, 4096, 0x5a, IBV_ACCESS_LOCAL_WRITE)) {
+		snprintf(why, len, "UD setup: %s", strerror(errno));
+		goto out;
+	}
+	{
+		struct ibv_sge rs = { (uintptr_t)buf.addr, 2048, buf.mr->lkey };
+		struct ibv_sge ss = { (uintptr_t)buf.addr + 2048, 64, buf.mr->lkey };
+		struct ibv_recv_wr rw = { .wr_id = 1, .sg_list = &rs, .num_sge = 1 }, *rbad;
+		struct ibv_send_wr sw = { .wr_id = 2, .sg_list = &ss, .num_sge = 1,
+					  .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+					  .wr.ud = { .ah = ah, .remote_qpn = b->qp_num,
+						     .remote_qkey = UD_QKEY } }, *sbad;
+
+		if (ibv_post_recv(b, &rw, &rbad) || ibv_post_send(a, &sw, &sbad)) {
+			snprintf(why, len, "post: %s", strerror(errno));
+			goto out;
+		}
+	}
+	if (wait_wc(scq, &wc) != 1 || wc.status != IBV_WC_SUCCESS) {
+		snprintf(why, len, "UD SEND: no successful completion");
+		goto out;
+	}
+	old = a->qp_num;
+	ibv_destroy_qp(a);
+	a = NULL;
+	again = ud_up(d, scq);
+	if (!again) {
+		snprintf(why, len, "UD QP again: %s", strerror(errno));
+		goto out;
+	}
+	if (wait_wc(rcq, &wc) != 1 || wc.status != IBV_WC_SUCCESS) {
+		snprintf(why, len, "UD receive: no successful completion");
+		goto out;
+	}
+	if (wc.src_qp != old) {
+		snprintf(why, len, "UD receive from QP %u (destroyed; QP %u made since): "
+			 "source QP %u", old, again->qp_num, wc.src_qp);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (again)
+		ibv_destroy_qp(again);
+	if (a)
+		ibv_destroy_qp(a);
+	if (b)
+		ibv_destroy_qp(b);
+	if (ah)
+		ibv_destroy_ah(ah);
+	lb_buf_free(&buf);
+	if (scq)
+		ibv_destroy_cq(scq);
+	if (rcq)
+		ibv_destroy_cq(rcq);
+	return ret;
+}
+
 /* The WQE k slots after the next free one (zeroed); NULL without room */
 static struct rxe_send_wqe *ring_slot(struct vf_ring *r, unsigned int k)
 {
@@ -821,6 +972,10 @@ static const struct rcase cases[] = {
 	  "ODP + HUGETLB MR on 4 KiB pages: accesses fail (REM_ACCESS_ERR), no RNR loop" },
 	{ "mr-iova-wrap", t_mr_iova_wrap,
 	  "a pinned MR whose iova range wraps 2^64 is refused (EOVERFLOW)" },
+	{ "odp-range-end", t_odp_range_end,
+	  "an ODP MR ending at 2^64 - 1 registers; one wrapping 2^64 is refused" },
+	{ "ud-source-qp-gone", t_ud_source_qp_gone,
+	  "a UD message's source QP is its sender's, destroyed before the receive" },
 	{ "atomic-write-resent", t_atomic_write_resent,
 	  "ATOMIC WRITE and FLUSH resent (RNR NAK) go to their own address: success" },
 	{ "send-longer-than-recv", t_send_longer_than_recv,

@@ -375,14 +375,27 @@ static void test_reg(void)
 	CHECK(m_reg_errno(&view, BASE + 8, 0, BASE + 8, MA_LOCAL_WRITE, 0) == 0);
 	/* pinned, an iova range that wraps or ends at 2^64 */
 	CHECK(m_reg_errno(&view, BASE, 8192, 0xfffffffffffff000ull, MA_LOCAL_WRITE, 0) == EOVERFLOW);
-	/* ODP: the end rounded up to the umem's page size must not wrap;
-	 * with HUGETLB that page is 2 MiB (seed 0x138a) */
+	/* ODP + HUGETLB: the end rounded up to 2 MiB must not wrap (seed
+	 * 0x138a); without HUGETLB nothing is rounded */
 	CHECK(m_reg_errno(&view, 0xfffffffffff89f23ull, 0x1000, 0xfffffffffff89f23ull,
 			  MA_ON_DEMAND | MA_HUGETLB, 1) == EOVERFLOW);
 	CHECK(m_reg_errno(&view, 0xfffffffffff89f23ull, 0x1000, 0xfffffffffff89f23ull,
 			  MA_ON_DEMAND, 0) == 0);
 	CHECK(m_reg_errno(&view, 0xffffffffffffe000ull, 0x1001, 0x1000,
-			  MA_ON_DEMAND, 0) == EOVERFLOW);
+			  MA_ON_DEMAND, 0) == 0);
+	CHECK(m_reg_errno(&view, 0xffffffffffffe000ull, 0x1001, 0x1000,
+			  MA_ON_DEMAND | MA_HUGETLB, 0) == EOVERFLOW);
+	/* ODP: start + length == 2^64 - 1 is fine, == 2^64 wraps (seed
+	 * 0x21d2847a); the same for iova + length */
+	CHECK(m_reg_errno(&view, 0x36d013426000ull, 0xffffc92fecbd9fffull, 0x36d013426000ull,
+			  0x159, 0) == 0);
+	CHECK(m_reg_errno(&view, 0x36d013426000ull, 0xffffc92fecbda000ull, 0x36d013426000ull,
+			  0x159, 0) == EOVERFLOW);
+	CHECK(m_reg_errno(&view, 0x36d013426000ull, 0xffffc92fecbd9fffull, 0x36d013426000ull,
+			  0x159 | MA_HUGETLB, 0) == EOVERFLOW);
+	CHECK(m_reg_errno(&view, BASE, 0xfff, UINT64_MAX & ~4095ull, MA_ON_DEMAND, 0) == 0);
+	CHECK(m_reg_errno(&view, BASE, 0x1000, UINT64_MAX & ~4095ull, MA_ON_DEMAND, 0) ==
+	      EOVERFLOW);
 	CHECK(m_reg_errno(&view, BASE, 4096, 0xfffffffffffff000ull, MA_LOCAL_WRITE, 0) == EOVERFLOW);
 	CHECK(m_reg_errno(&view, BASE, 4096, 0xffffffffffffe000ull, MA_LOCAL_WRITE, 0) == 0);
 	CHECK(m_reg_errno(&view, BASE, 100, UINT64_MAX - 50, MA_ON_DEMAND, 0) == EINVAL);

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define UD_QKEY 0x11111111u
 #define UD_TAG 0xa55a000000000000ull	/* top 16 bits of a UD message's tag */
 
 /* Opcodes a user QP must not run: rxe's kernel-only work requests
@@ -361,6 +360,29 @@ static int pend_busy(const struct span *s, int n)
 static int span_tainted(const struct span *s)
 {
 	return W.taint[s->g - W.reg] > 0;
+}
+
+/*
+ * Every WR in flight that hit() picks has no determined result any more:
+ * the WRs on each QP's send queue (consumer 0), and the RC sends still
+ * waiting for their receive WQE (consumer 1).
+ */
+static void mark_conflicts(int (*hit)(const struct wrrec *u, int consumer, const void *arg),
+			   const void *arg)
+{
+	int pp, j;
+
+	for (pp = 0; pp < VF_NPAIR + VF_NUD; pp++) {
+		struct vq *qq = pp < VF_NPAIR ? &W.pair[pp].a : &W.ud[pp - VF_NPAIR];
+
+		for (j = 0; j < qq->sqn; j++)
+			if (hit(qq->sq[j], 0, arg))
+				qq->sq[j]->conflict = 1;
+		if (pp < VF_NPAIR)
+			for (j = 0; j < W.pair[pp].b.consn; j++)
+				if (hit(W.pair[pp].b.cons[j], 1, arg))
+					W.pair[pp].b.cons[j]->conflict = 1;
+	}
 }
 
 /* Every byte of the span known, and seen by the MR as the CPU sees it */
@@ -983,6 +1005,21 @@ static void delay_recv(struct rng *r, int pair, struct rrec *x)
 	post_delayed(&(struct delayed){ .pair = pair, .r = x });
 }
 
+/* mark_conflicts(): a send overlapping w, or any waiting RC send (w reaches memory) */
+static int overlaps_wr(const struct wrrec *u, int consumer, const void *arg)
+{
+	const struct wrrec *w = arg;
+	int k, l;
+
+	if (consumer)
+		return w->nsp > 0;
+	for (k = 0; k < u->nsp; k++)
+		for (l = 0; l < w->nsp; l++)
+			if (spans_overlap(&u->sp[k], &w->sp[l]))
+				return 1;
+	return 0;
+}
+
 /* Decide on one WR, evaluate it in the model, post it. */
 static void gen_one(struct rng *r)
 {
@@ -1150,8 +1187,10 @@ static void gen_one(struct rng *r)
 	if (W.inject_pending)
 		w->transient = 1;
 	if (ud && L >= 8 && L <= q->m.mtu && w->req.op != M_BAD_OPCODE) {
-		/* tag the message: its first 8 bytes name it at the receiver */
+		/* tag the message: its first 8 bytes name it at the receiver;
+		 * its source QP is this QP, even once the slot has another */
 		w->tag = w->id | UD_TAG;
+		w->src_qpn = q->qp->qp_num;
 	}
 
 	/* fresh source data, the model's verdict, what the destination gets */
@@ -1180,21 +1219,8 @@ static void gen_one(struct rng *r)
 		w->conflict |= span_tainted(&w->sp[i]);
 	if (pend_busy(w->sp, w->nsp)) {
 		/* overlaps WRs in flight: none of them has a determined result */
-		int pp, j, k, l;
-
 		w->conflict = 1;
-		for (pp = 0; pp < VF_NPAIR + VF_NUD; pp++) {
-			struct vq *qq = pp < VF_NPAIR ? &W.pair[pp].a : &W.ud[pp - VF_NPAIR];
-
-			for (j = 0; j < qq->sqn; j++)
-				for (k = 0; k < qq->sq[j]->nsp; k++)
-					for (l = 0; l < w->nsp; l++)
-						if (spans_overlap(&qq->sq[j]->sp[k], &w->sp[l]))
-							qq->sq[j]->conflict = 1;
-			if (pp < VF_NPAIR)
-				for (j = 0; j < W.pair[pp].b.consn; j++)
-					W.pair[pp].b.cons[j]->conflict |= w->nsp > 0;
-		}
+		mark_conflicts(overlaps_wr, w);
 	}
 	switch (w->req.op) {
 	case M_WRITE: case M_WRITE_IMM: case M_SEND: case M_SEND_IMM: case M_SEND_INV:
@@ -1306,11 +1332,22 @@ static void region_all_unknown(int i)
 		memset(g->known, 0, g->len);
 }
 
+/* mark_conflicts(): a WR reaching region g (arg) */
+static int reaches_region(const struct wrrec *u, int consumer, const void *arg)
+{
+	int k;
+
+	(void)consumer;
+	for (k = 0; k < u->nsp; k++)
+		if (u->sp[k].g == arg)
+			return 1;
+	return 0;
+}
+
 /* Region i (MR slot i) may be written by pair p's hostile WQEs */
 static void hostile_taint(int p, int i)
 {
 	struct pair *P = &W.pair[p];
-	int pp, j, k;
 
 	if (i < 0 || (P->taint & 1u << i))
 		return;
@@ -1318,19 +1355,7 @@ static void hostile_taint(int p, int i)
 	W.taint[i]++;
 	region_all_unknown(i);
 	/* WRs in flight that reach it: no determined result any more */
-	for (pp = 0; pp < VF_NPAIR + VF_NUD; pp++) {
-		struct vq *qq = pp < VF_NPAIR ? &W.pair[pp].a : &W.ud[pp - VF_NPAIR];
-
-		for (j = 0; j < qq->sqn; j++)
-			for (k = 0; k < qq->sq[j]->nsp; k++)
-				if (qq->sq[j]->sp[k].g == &W.reg[i])
-					qq->sq[j]->conflict = 1;
-		if (pp < VF_NPAIR)
-			for (j = 0; j < W.pair[pp].b.consn; j++)
-				for (k = 0; k < W.pair[pp].b.cons[j]->nsp; k++)
-					if (W.pair[pp].b.cons[j]->sp[k].g == &W.reg[i])
-						W.pair[pp].b.cons[j]->conflict = 1;
-	}
+	mark_conflicts(reaches_region, &W.reg[i]);
 }
 
 /* Every live MR whose key is key (the WQE's rkey or lkey) */
@@ -1962,11 +1987,22 @@ static void complete_recv_ud(struct vq *q, struct rrec *x, const struct ibv_wc *
 			vf_finding("UD receive #%llu for send #%llu: byte_len %u, expected %llu",
 				   (unsigned long long)x->id, (unsigned long long)w->id, wc->byte_len,
 				   (unsigned long long)(w->out.len + VF_GRH));
-		if (W.ud_live[w->pair - VF_NPAIR] &&
-		    wc->src_qp != W.ud[w->pair - VF_NPAIR].qp->qp_num)
+		/* the QP it was posted on: the slot's QP may be another one
+		 * now, made after a destroy while the message was on its way
+		 * (make fuzz seed 0x21d2847b) */
+		if (wc->src_qp != w->src_qpn) {
 			vf_finding("UD receive #%llu for send #%llu: source QP %u, expected %u",
 				   (unsigned long long)x->id, (unsigned long long)w->id, wc->src_qp,
-				   W.ud[w->pair - VF_NPAIR].qp->qp_num);
+				   w->src_qpn);
+		} else if (W.o.verbose > 1) {
+			int u = w->pair - VF_NPAIR;
+			long now = W.ud_live[u] && W.ud[u].qp ? (long)W.ud[u].qp->qp_num : -1;
+
+			if (now != (long)w->src_qpn)
+				vf_log("UD receive #%llu for send #%llu from QP %u, gone since "
+				       "(slot %d: QP %ld)", (unsigned long long)x->id,
+				       (unsigned long long)w->id, w->src_qpn, u, now);
+		}
 		w->tag = 0;	/* delivered once */
 		return;
 	}
@@ -2184,7 +2220,7 @@ void traffic_forget_ud(int u)
 
 	/* a message rxe sent before the QP was destroyed still reaches its
 	 * receiver, after: keep such sends where complete_recv_ud() looks
-	 * (the source QP is not checked once the QP is gone) */
+	 * (it checks the source QP against the QP the send was posted on) */
 	for (i = 0; i < q->sqn; i++)
 		if (q->sq[i]->tag)
 			ud_remember(q->sq[i]);

@@ -36,6 +36,7 @@
 #define VF_DEAD_KEYS	32	/* keys of deregistered MRs kept for reuse */
 #define VF_MAX_POISON	48	/* hardware-poisoned pages per run at most */
 #define VF_GRH		40	/* what a UD receive gets before the data */
+#define UD_QKEY		0x11111111u	/* the Q_Key of every UD QP */
 #define VF_HUGE		(2ul << 20)
 
 /* Fuzz classes (--classes): what the fuzzer may do */
@@ -143,6 +144,7 @@ struct wrrec {
 	struct rrec *recv;		/* the receive WQE it takes (plain RQ) */
 	uint8_t *data;			/* the message / READ data / value, if known */
 	uint64_t tag;			/* UD: first 8 bytes of the message */
+	uint32_t src_qpn;		/* UD: the QP it was posted on (its source QP) */
 	uint64_t atomic_old;		/* remote value before an atomic, if known */
 	int atomic_known;
 	uint64_t cmp, swap;		/* CAS compare/swap, FADD add, ATOMIC_WRITE value */

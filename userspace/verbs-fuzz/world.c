@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #define GUARD 4096ul
-#define UD_QKEY 0x11111111u
 
 struct world W;
 
@@ -631,6 +630,8 @@ int ud_make(int u, struct rng *r)
 			      .max_inline = qi.cap.max_inline_data };
 	q->max_recv_sge = qi.cap.max_recv_sge < M_MAX_SGE ? qi.cap.max_recv_sge : M_MAX_SGE;
 	W.ud_live[u] = 1;
+	if (W.o.verbose > 1)
+		vf_log("UD slot %d: QP %u", u, q->qp->qp_num);
 	return 0;
 fail:
 	vf_log("UD QP %d: cannot create: %s", u, strerror(errno));
