@@ -18,23 +18,33 @@ void vmstat_fold(void)
 	fclose(f);
 }
 
-long long vmstat(const char *name)
+int vmstat_read(const char *const names[], long long vals[], unsigned int n)
 {
 	char key[128];
-	long long v, found = -1;
+	long long v;
+	unsigned int i;
 	FILE *f;
 
+	for (i = 0; i < n; i++)
+		vals[i] = -1;
 	vmstat_fold();
 	f = fopen("/proc/vmstat", "r");
 	if (!f)
 		return -1;
 	while (fscanf(f, "%127s %lld", key, &v) == 2)
-		if (!strcmp(key, name)) {
-			found = v;
-			break;
-		}
+		for (i = 0; i < n; i++)
+			if (!strcmp(key, names[i]))
+				vals[i] = v;
 	fclose(f);
-	return found;
+	return 0;
+}
+
+long long vmstat(const char *name)
+{
+	long long v;
+
+	vmstat_read(&name, &v, 1);
+	return v;
 }
 
 long long meminfo_kib(const char *name)

@@ -19,6 +19,12 @@ long long file_number(const char *path);
  * "after" one. */
 void vmstat_fold(void);
 
+/* The /proc/vmstat counters names[0..n-1] in one reading, folded first
+ * (vmstat_fold()): vals[i] is the value, or -1 if the kernel has no such
+ * counter (e.g. thp_* without THP).  Returns 0, or -1 if /proc/vmstat
+ * cannot be read (every vals[i] is then -1). */
+int vmstat_read(const char *const names[], long long vals[], unsigned int n);
+
 /* The /proc/vmstat counter name, folded first (vmstat_fold()), or -1 if it
  * cannot be read. */
 long long vmstat(const char *name);

@@ -75,6 +75,16 @@ static void test_counters(void)
 	CHECK(vmstat("nr_free_pages") > 0);
 	CHECK(vmstat("nr_free_page") == -1);	/* a prefix is not the counter */
 	CHECK(vmstat("no_such_counter") == -1);
+	{
+		/* one reading of several: a missing one is -1, the others are read */
+		const char *const names[] = { "nr_free_page", "pgfault", "no_such_counter",
+					      "nr_free_pages" };
+		long long v[4];
+
+		CHECK(vmstat_read(names, v, 4) == 0);
+		CHECK(v[0] == -1 && v[2] == -1);
+		CHECK(v[1] > 0 && v[3] > 0);
+	}
 	CHECK(hw_counter_read("no-such-rdma-dev", 1, "odp_faults") == -1);
 	CHECK(file_number("/proc/sys/kernel/pid_max") > 0);
 	CHECK(file_number("/proc/self/comm") == -1);	/* not a number */

@@ -31,23 +31,19 @@ static const char *const wk_names[RV_NWK] = {
 
 static void rv_snapshot(struct rv_ctx *ctx, struct rv_snap *s)
 {
-	char key[64], path[256];
+	long long vm[RV_NVM];
 	unsigned long long v;
+	char path[256];
 	struct dirent *de;
 	DIR *d;
 	FILE *f;
 	unsigned i;
 
 	s->t = rv_now();
-	vmstat_fold();
-	f = fopen("/proc/vmstat", "r");
-	if (f) {
-		while (fscanf(f, "%63s %llu", key, &v) == 2)
-			for (i = 0; i < RV_NVM; i++)
-				if (!strcmp(key, vm_keys[i]))
-					s->vm[i] = v;
-		fclose(f);
-	}
+	/* a counter this kernel lacks (thp_* without THP) reads as 0 */
+	vmstat_read(vm_keys, vm, RV_NVM);
+	for (i = 0; i < RV_NVM; i++)
+		s->vm[i] = vm[i] < 0 ? 0 : (unsigned long long)vm[i];
 	s->nhw = 0;
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/hw_counters", ctx->dev);
 	d = ctx->dev[0] ? opendir(path) : NULL;
