@@ -4,14 +4,17 @@
 # page of MR 0 in RDMA use (so the mm always has a page rxe used and the young
 # callbacks cannot answer "nothing used" at once: every call near that page
 # goes through the interval tree), and times memory.reclaim of the
-# process's memory with rdma_rxe's odp_aging off and on, interleaved, three
+# process's memory with rdma_rxe's odp_aging off and on, interleaved, five
 # times each: once for memory outside every MR (one-page MRs spread through
-# it) and once for memory the MRs tile. Fails if, at N = 10,000, reclaim with
-# aging on takes more than twice as long as with aging off (the median of the
-# three on/off ratios of back-to-back pairs: a loaded host slows any single
-# reclaim, by up to 2-3x under TCG), or if the measurement did
-# not measure: no reclaim, or young callbacks answered with aging off. Before
-# the interval tree this ratio was 20-44.
+# it) and once for memory the MRs tile. Fails if, at N = 10,000, the fastest
+# reclaim with aging on takes more than twice as long as the fastest with
+# aging off, or if the measurement did not measure: no reclaim, or young
+# callbacks answered with aging off. Before the interval tree this ratio was
+# 20-44. The fastest of each, not a ratio of single runs: a loaded host only
+# ever adds time, and under TCG it added up to 10x to single reclaims (a cold
+# CI run on 4 December: on/off pairs 2.24 3.87 0.87 while the fastest runs
+# were 0.78 s on, 0.84 s off), so a per-pair median failed on host noise,
+# while a callback that scales with N slows every run, the fastest too.
 # Speed is proven by the bench (young step); this bound only catches a
 # callback that scales with N again.
 source "$TOP/tests/lib/guest.sh"
@@ -25,19 +28,11 @@ val() {
 		END { if (!n) exit 1; print (f == "sum" ? s : lo) }' "$1"
 }
 secs() { awk -v v="$1" 'BEGIN { printf "%.3f", v / 1e6 }'; }
-# median_ratio LOG: the median over the repetitions of reclaim time on/off
-median_ratio() {
-	awk -F, '$2 == "reclaim" { t[$3, $6] = $7; r[$6] = 1 }
-		END { for (i in r) if (t["off", i] > 0 && t["on", i] > 0) print t["on", i] / t["off", i] }' "$1" |
-		sort -g | awk '{ v[NR] = $1 } END { if (!NR) exit 1
-			printf "%.2f %s\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, NR }'
-}
-
 aging_setup
 for layout in outside inside; do
 	log=/tmp/young-$layout.csv
 	timeout 900 young-scale --cgroup "$cg" --mrs "$N" --layout "$layout" --hot \
-		--data 64 --reps 3 >"$log" 2>/tmp/young-$layout.err
+		--data 64 --reps 5 >"$log" 2>/tmp/young-$layout.err
 	rc=$?
 	cat "$log"
 	[ "$rc" = 0 ] || { cat /tmp/young-$layout.err; fail "young-scale --layout $layout exited $rc"; }
@@ -51,13 +46,16 @@ for layout in outside inside; do
 	ya_off=$(val "$log" young-answers off sum) || fail "$layout: no young-answers rows"
 	ya_on=$(val "$log" young-answers on sum) || fail "$layout: no young-answers rows"
 	[ "$ya_off" = 0 ] || fail "$layout: odp_aging=N answered $ya_off young callbacks"
-	r=$(median_ratio "$log") || fail "$layout: no on/off pair"
-	ratio=${r% *} pairs=${r#* }
-	[ "$pairs" = 3 ] || fail "$layout: $pairs on/off pairs, expected 3"
+	for m in off on; do
+		n=$(awk -F, -v m="$m" '$2 == "reclaim" && $3 == m { n++ } END { print n + 0 }' "$log")
+		[ "$n" = 5 ] || fail "$layout: $n aging-$m reclaim rows, expected 5"
+	done
+	ratio=$(awk -v a="$on" -v b="$off" 'BEGIN { printf "%.2f", a / b }')
 	echo "N=$N $layout: registration $(secs "$reg") s; fastest memory.reclaim: aging off $(secs "$off") s," \
-		"on $(secs "$on") s; on/off per pair: $(awk -F, '$2 == "reclaim" { t[$3, $6] = $7 } END { for (i = 1; i <= 3; i++) printf " %.2f", t["on", i] / t["off", i] }' "$log"), median $ratio" \
+		"on $(secs "$on") s, on/off $ratio; on/off per pair (noise):" \
+		"$(awk -F, '$2 == "reclaim" { t[$3, $6] = $7 } END { for (i = 1; i <= 5; i++) printf " %.2f", t["on", i] / t["off", i] }' "$log")" \
 		"(young answers with aging on: $ya_on)"
 	awk -v r="$ratio" 'BEGIN { exit !(r <= 2) }' ||
-		fail "N=$N $layout: reclaim with odp_aging on takes $ratio x as long as off (bound 2)"
+		fail "N=$N $layout: the fastest reclaim with odp_aging on takes $ratio x the fastest off (bound 2)"
 done
 echo "odp aging at scale: ok"
