@@ -11,6 +11,8 @@ CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDLIBS ?=
 LIB ?=
+# counters reads hw counters over nldev: a tool with counters gets nldev too.
+LIB := $(LIB) $(if $(filter counters,$(LIB)),$(filter-out $(LIB),nldev))
 LIB_SRCS := $(LIB:%=../lib/%.c)
 LIB_HDRS := $(wildcard ../lib/*.h)
 CFLAGS += -I../lib

@@ -134,12 +134,9 @@ static struct ibv_context *open_dev(const char *name)
 	return ctx;
 }
 
-/* the device counter, read after the core's 10 ms cache of hw_counters expired */
+/* the device counter now (fresh, not the core's cache: see counters.h) */
 static long long dev_prefetched(const char *dev)
 {
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
-
-	nanosleep(&ts, NULL);
 	return hw_counter_read(dev, 1, "odp_pages_prefetched");
 }
 

@@ -1,9 +1,11 @@
 /* counters: /proc/vmstat and RDMA hw_counters. */
 #include "counters.h"
+#include "nldev.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void vmstat_fold(void)
 {
@@ -78,13 +80,54 @@ long long file_number(const char *path)
 	return v;
 }
 
-long long hw_counter_read(const char *dev, unsigned int port, const char *name)
+/* Enough for rxe's counters (about 40 with rxe-odp's). */
+#define HW_MAX 128
+
+/* hw counter name of port from sysfs (the core's snapshot), or -1. */
+static long long hw_counter_sysfs(const char *dev, unsigned int port, const char *name)
 {
 	char path[256];
 
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/hw_counters/%s", dev,
 		 port, name);
 	return file_number(path);
+}
+
+int hw_counters_read(const char *dev, unsigned int port, const char *const names[],
+		     long long vals[], unsigned int n)
+{
+	struct nldev_attr *a = calloc(HW_MAX, sizeof(*a));
+	int m = a ? nldev_hw_counters(dev, port, a, HW_MAX, NULL, 0) : -1;
+	int found = 0;
+	unsigned int i;
+
+	if (m > HW_MAX)
+		m = HW_MAX;
+	if (m < 0) {
+		/* sysfs: wait until the core's snapshot is past its lifespan */
+		long long life = hw_counter_sysfs(dev, port, "lifespan");
+
+		if (life >= 0)
+			usleep((useconds_t)(life + 5) * 1000);
+	}
+	for (i = 0; i < n; i++) {
+		vals[i] = m >= 0 ? nldev_attr_get(a, m, names[i]) : -1;
+		if (vals[i] < 0)
+			vals[i] = hw_counter_sysfs(dev, port, names[i]);
+		found += vals[i] >= 0;
+	}
+	free(a);
+	if (m >= 0)
+		return 1;
+	return found || !n ? 0 : -1;
+}
+
+long long hw_counter_read(const char *dev, unsigned int port, const char *name)
+{
+	long long v;
+
+	hw_counters_read(dev, port, &name, &v, 1);
+	return v;
 }
 
 long long mr_driver_attr(const char *dev, uint32_t lkey, const char *name)

@@ -1,7 +1,8 @@
 /*
  * counters: the kernel's counters the tools read to see what happened,
  * /proc/vmstat and an RDMA device's hw_counters (where rxe-odp's odp_*
- * counters are).  Built into each tool that lists it in LIB (../common.mk).
+ * counters are).  Built into each tool that lists it in LIB (../common.mk);
+ * it uses nldev, which common.mk then builds in too.
  */
 #ifndef RXE_ODP_COUNTERS_H
 #define RXE_ODP_COUNTERS_H
@@ -33,9 +34,24 @@ long long vmstat(const char *name);
  * if it cannot be read. */
 long long meminfo_kib(const char *name);
 
-/* The hw counter name of port on RDMA device dev
- * (/sys/class/infiniband/DEV/ports/PORT/hw_counters/NAME), or -1 if it
- * cannot be read (another driver, an older rxe). */
+/* The hw counters names[0..n-1] of port on RDMA device dev in one reading:
+ * vals[i] is the value, or -1 if it cannot be read (another driver, an
+ * older rxe).  Fresh: read over RDMA netlink (nldev_hw_counters(), the
+ * driver is asked each time), never from sysfs's hw_counters files, which
+ * ib_core serves from a snapshot up to "lifespan" ms old, and in jiffies,
+ * which in a TCG guest can lag the clock.  Only if netlink fails (no
+ * NETLINK_RDMA, an old kernel) are they read from
+ * /sys/class/infiniband/DEV/ports/PORT/hw_counters/NAME, after waiting out
+ * that snapshot's lifespan (+5 ms) as the tools used to, which is a timing
+ * assumption.  A name netlink does not report (the "lifespan" file) is
+ * read from sysfs as well.  Returns 1 if netlink answered, 0 if the values
+ * are sysfs's, -1 if none of them could be read. */
+int hw_counters_read(const char *dev, unsigned int port, const char *const names[],
+		     long long vals[], unsigned int n);
+
+/* The hw counter name of port on RDMA device dev, or -1 if it cannot be
+ * read: hw_counters_read() of one name (fresh, over netlink; sysfs only
+ * if netlink fails). */
 long long hw_counter_read(const char *dev, unsigned int port, const char *name);
 
 /* The driver attribute name ("rdma resource show mr -dd" prints it as

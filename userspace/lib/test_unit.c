@@ -1,7 +1,11 @@
 /* Host unit tests of the shared code (no RDMA device needed): the error
- * paths of loopback, which must fail cleanly and say why, counters, and
- * the fuzzers' seeded generator, the option checks. */
+ * paths of loopback, which must fail cleanly and say why, counters (and
+ * the parser of the netlink reply they come in), the fuzzers' seeded
+ * generator, the option checks. */
 #include <errno.h>
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +14,7 @@
 #include "aging.h"
 #include "counters.h"
 #include "loopback.h"
+#include "nldev.h"
 #include "sysfile.h"
 #include "opts.h"
 #include "tool.h"
@@ -86,9 +91,171 @@ static void test_counters(void)
 		CHECK(v[1] > 0 && v[3] > 0);
 	}
 	CHECK(hw_counter_read("no-such-rdma-dev", 1, "odp_faults") == -1);
+	{
+		const char *const names[] = { "odp_faults", "lifespan" };
+		long long v[2] = { 7, 7 };
+
+		CHECK(hw_counters_read("no-such-rdma-dev", 1, names, v, 2) == -1);
+		CHECK(v[0] == -1 && v[1] == -1);
+	}
 	CHECK(file_number("/proc/sys/kernel/pid_max") > 0);
 	CHECK(file_number("/proc/self/comm") == -1);	/* not a number */
 	CHECK(file_number("/no/such/file") == -1);
+}
+
+/* A crafted RDMA_NLDEV_CMD_STAT_GET reply, built as the kernel's
+ * stat_get_doit_default_counter() does (attributes after the netlink
+ * header; nests' lengths cover their padded contents). */
+static uint32_t nl_words[512];
+#define NL_BUF ((unsigned char *)nl_words)
+static size_t nl_used;
+
+/* Append an attribute; returns its offset (for nl_end() of a nest). */
+static size_t nl_put(int type, const void *data, size_t len)
+{
+	struct nlattr a = { .nla_len = (uint16_t)(NLA_HDRLEN + len), .nla_type = (uint16_t)type };
+	size_t at = nl_used;
+
+	memcpy(NL_BUF + nl_used, &a, sizeof(a));
+	if (len)
+		memcpy(NL_BUF + nl_used + NLA_HDRLEN, data, len);
+	nl_used += NLA_ALIGN(a.nla_len);
+	return at;
+}
+
+static size_t nl_nest(int type)
+{
+	return nl_put(type | NLA_F_NESTED, NULL, 0);
+}
+
+/* Close the nest that starts at offset at. */
+static void nl_end(size_t at)
+{
+	uint16_t len = (uint16_t)(nl_used - at);
+
+	memcpy(NL_BUF + at, &len, sizeof(len));
+}
+
+static void nl_entry(const char *name, uint64_t v)
+{
+	size_t e = nl_nest(RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY);
+
+	nl_put(RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME, name, strlen(name) + 1);
+	nl_put(RDMA_NLDEV_ATTR_PAD, NULL, 0);	/* nla_put_u64_64bit() may pad */
+	nl_put(RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE, &v, sizeof(v));
+	nl_end(e);
+}
+
+/* The reply's head: device index and name, port; returns the offset of
+ * the counter table, still open. */
+static size_t nl_head(void)
+{
+	uint32_t idx = 3, port = 1;
+
+	memset(nl_words, 0, sizeof(nl_words));
+	nl_used = 0;
+	nl_put(RDMA_NLDEV_ATTR_DEV_INDEX, &idx, 4);
+	nl_put(RDMA_NLDEV_ATTR_DEV_NAME, "rxe0", 5);
+	nl_put(RDMA_NLDEV_ATTR_PORT_INDEX, &port, 4);
+	return nl_nest(RDMA_NLDEV_ATTR_STAT_HWCOUNTERS);
+}
+
+static void test_stat_reply(void)
+{
+	struct nldev_attr a[8];
+	char err[256] = "";
+	size_t t, e;
+	uint32_t v32 = 5;
+	int n;
+
+	/* three counters (one with a name too long to keep), something else */
+	t = nl_head();
+	nl_entry("sent_pkts", 42);
+	nl_put(RDMA_NLDEV_ATTR_PAD, NULL, 0);
+	nl_entry("odp_pages_prefetched", 1ULL << 40);
+	nl_entry("a_counter_name_much_longer_than_forty_seven_bytes_x", 9);
+	nl_entry("odp_faults", 0);
+	nl_end(t);
+	n = nldev_parse_stat_reply(NL_BUF, nl_used, a, 8);
+	CHECK(n == 3);
+	CHECK(nldev_attr_get(a, n, "sent_pkts") == 42);
+	CHECK(nldev_attr_get(a, n, "odp_pages_prefetched") == 1LL << 40);
+	CHECK(nldev_attr_get(a, n, "odp_faults") == 0);
+	CHECK(nldev_attr_get(a, n, "lifespan") == -1);	/* sysfs only */
+	CHECK(nldev_attr_get(a, n, "odp_fault") == -1);	/* a prefix is not it */
+	/* a full output array: all counted, the first ones kept */
+	memset(a, 0, sizeof(a));
+	CHECK(nldev_parse_stat_reply(NL_BUF, nl_used, a, 1) == 3);
+	CHECK(nldev_attr_get(a, 1, "sent_pkts") == 42 && !a[1].name[0]);
+	CHECK(nldev_parse_stat_reply(NL_BUF, nl_used, NULL, 0) == 3);
+
+	/* cut short anywhere, in the last entry's value or its name: refused */
+	CHECK(nldev_parse_stat_reply(NL_BUF, nl_used - 4, a, 8) == -1);
+	CHECK(nldev_parse_stat_reply(NL_BUF, nl_used - 20, a, 8) == -1);
+	CHECK(nldev_parse_stat_reply(NL_BUF, 7, a, 8) == -1);
+	CHECK(nldev_parse_stat_reply(NL_BUF, 0, a, 8) == -1);	/* no table */
+
+	/* an empty table: no counters, not an error */
+	t = nl_head();
+	nl_end(t);
+	CHECK(nldev_parse_stat_reply(NL_BUF, nl_used, a, 8) == 0);
+
+	/* no table at all (a reply to something else) */
+	t = nl_head();
+	nl_used = t;
+	CHECK(nldev_parse_stat_reply(NL_BUF, nl_used, a, 8) == -1);
+
+	/* a value of 4 bytes, not 8 */
+	t = nl_head();
+	nl_entry("sent_pkts", 42);
+	e = nl_nest(RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY);
+	nl_put(RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME, "odp_faults", 11);
+	nl_put(RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE, &v32, 4);
+	nl_end(e);
+	nl_end(t);
+	CHECK(nldev_parse_stat_reply(NL_BUF, nl_used, a, 8) == -1);
+
+	/* an entry without a name, one without a value */
+	t = nl_head();
+	e = nl_nest(RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY);
+	nl_put(RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE, &(uint64_t){ 1 }, 8);
+	nl_end(e);
+	nl_end(t);
+	CHECK(nldev_parse_stat_reply(NL_BUF, nl_used, a, 8) == -1);
+	t = nl_head();
+	e = nl_nest(RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY);
+	nl_put(RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME, "odp_faults", 11);
+	nl_end(e);
+	nl_end(t);
+	CHECK(nldev_parse_stat_reply(NL_BUF, nl_used, a, 8) == -1);
+
+	/* an attribute inside an entry claiming more than the entry holds */
+	t = nl_head();
+	e = nl_used;
+	nl_entry("odp_faults", 1);
+	nl_end(t);
+	{
+		uint16_t bad = 200;	/* the name's nla_len */
+
+		memcpy(NL_BUF + e + NLA_HDRLEN, &bad, sizeof(bad));
+	}
+	CHECK(nldev_parse_stat_reply(NL_BUF, nl_used, a, 8) == -1);
+
+	/* an attribute shorter than its own header */
+	t = nl_head();
+	nl_entry("odp_faults", 1);
+	nl_end(t);
+	{
+		uint16_t bad = 2;	/* the entry's nla_len */
+
+		memcpy(NL_BUF + t + NLA_HDRLEN, &bad, sizeof(bad));
+	}
+	CHECK(nldev_parse_stat_reply(NL_BUF, nl_used, a, 8) == -1);
+
+	/* no such device: -1 and why */
+	CHECK(nldev_hw_counters("no-such-rdma-dev", 1, a, 8, err, sizeof(err)) == -1);
+	CHECK(err[0] != 0);
+	printf("nldev_hw_counters(no-such-rdma-dev): %s\n", err);
 }
 
 /* One write of exactly the value; errors as -errno, nothing half done. */
@@ -322,6 +489,7 @@ int main(void)
 	test_long_name();
 	test_pair_without_gid();
 	test_counters();
+	test_stat_reply();
 	test_sysfile();
 	test_tool();
 	test_opt_numbers();

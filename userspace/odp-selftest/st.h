@@ -172,9 +172,10 @@ int expect_wc(struct env *e, struct ibv_cq *cq, enum ibv_wc_status st, const cha
 int expect_no_wc(struct ibv_cq *cq, int ms, const char *what);
 
 /* ---- system probes (sys.c) ---- */
-long hw_counter(struct env *e, const char *name); /* -1 if absent */
-/* wait out ib_core's cache of hw counters ("lifespan" ms) before reading them */
-void hw_counters_settle(struct env *e);
+/* The device's hw counters names[0..n-1] in one reading, fresh from the
+ * driver (over RDMA netlink, not sysfs's cached hw_counters files, see
+ * ../lib/counters.h): vals[i] is -1 for one it lacks. */
+void hw_counters(struct env *e, const char *const names[], long long vals[], unsigned int n);
 
 /* The ODP counters rxe-odp's driver exports (-1 each on other drivers). */
 struct odpc {

@@ -12,6 +12,7 @@
 
 #include "rv.h"
 #include "counters.h"
+#include "nldev.h"
 
 static const char *const vm_keys[RV_NVM] = {
 	"pswpin", "pswpout", "pgmigrate_success", "thp_collapse_alloc", "thp_split_page",
@@ -29,24 +30,19 @@ static const char *const wk_names[RV_NWK] = {
 	"?", "RDMA_WRITE", "RDMA_READ", "ATOMIC", "SEND", "RECV", "final READ", "FIN SEND",
 };
 
-static void rv_snapshot(struct rv_ctx *ctx, struct rv_snap *s)
+/* The device's hw counters from sysfs, the RDMA core's snapshot (up to its
+ * "lifespan" old, and listing that pseudo-counter too): only if netlink
+ * cannot give them. */
+static void hw_snapshot_sysfs(const struct rv_ctx *ctx, struct rv_snap *s)
 {
-	long long vm[RV_NVM];
 	unsigned long long v;
 	char path[256];
 	struct dirent *de;
 	DIR *d;
 	FILE *f;
-	unsigned i;
 
-	s->t = rv_now();
-	/* a counter this kernel lacks (thp_* without THP) reads as 0 */
-	vmstat_read(vm_keys, vm, RV_NVM);
-	for (i = 0; i < RV_NVM; i++)
-		s->vm[i] = vm[i] < 0 ? 0 : (unsigned long long)vm[i];
-	s->nhw = 0;
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/hw_counters", ctx->dev);
-	d = ctx->dev[0] ? opendir(path) : NULL;
+	d = opendir(path);
 	while (d && (de = readdir(d)) && s->nhw < RV_NHW) {
 		char p2[600];
 
@@ -64,6 +60,34 @@ static void rv_snapshot(struct rv_ctx *ctx, struct rv_snap *s)
 	}
 	if (d)
 		closedir(d);
+}
+
+static void rv_snapshot(struct rv_ctx *ctx, struct rv_snap *s)
+{
+	struct nldev_attr hw[RV_NHW];
+	long long vm[RV_NVM];
+	unsigned i;
+	int n;
+
+	s->t = rv_now();
+	/* a counter this kernel lacks (thp_* without THP) reads as 0 */
+	vmstat_read(vm_keys, vm, RV_NVM);
+	for (i = 0; i < RV_NVM; i++)
+		s->vm[i] = vm[i] < 0 ? 0 : (unsigned long long)vm[i];
+	s->nhw = 0;
+	/* all of the port's counters in one request, fresh from the driver */
+	n = ctx->dev[0] ? nldev_hw_counters(ctx->dev, 1, hw, RV_NHW, NULL, 0) : -1;
+	if (n > RV_NHW)
+		n = RV_NHW;
+	for (i = 0; n > 0 && i < (unsigned)n; i++) {
+		_Static_assert(sizeof(s->hwname[i]) == sizeof(hw[i].name), "counter name sizes");
+		memcpy(s->hwname[i], hw[i].name, sizeof(s->hwname[i]));
+		s->hw[i] = hw[i].value;
+	}
+	if (n >= 0)
+		s->nhw = (unsigned)n;
+	else if (ctx->dev[0])
+		hw_snapshot_sysfs(ctx, s);
 	rv_cgroup_read(ctx, s);
 }
 
