@@ -254,19 +254,24 @@ bad:
 	return -1;
 }
 
-static long long hw_counter(const struct opts *o, const char *name)
-{
-	return hw_counter_read(o->a.dev, 1, name);
-}
-
+/* One reading of each source: a netlink request for the device's
+ * counters, one pass over /proc/vmstat (-1 for a counter that is missing) */
 static void snapshot(const struct opts *o, struct counters *c)
 {
-	c->pages_faulted = hw_counter(o, "odp_pages_faulted");
-	c->faults = hw_counter(o, "odp_faults");
-	c->invalidated = hw_counter(o, "odp_pages_invalidated");
-	c->young = hw_counter(o, "odp_young_answers");
-	c->pswpin = vmstat("pswpin");
-	c->pswpout = vmstat("pswpout");
+	static const char *const hw[] = {
+		"odp_pages_faulted", "odp_faults", "odp_pages_invalidated", "odp_young_answers",
+	};
+	static const char *const vm[] = { "pswpin", "pswpout" };
+	long long h[4], v[2];
+
+	hw_counters_read(o->a.dev, 1, hw, h, 4);
+	vmstat_read(vm, v, 2);
+	c->pages_faulted = h[0];
+	c->faults = h[1];
+	c->invalidated = h[2];
+	c->young = h[3];
+	c->pswpin = v[0];
+	c->pswpout = v[1];
 }
 
 /* b - a, or -1 when a counter does not exist */
