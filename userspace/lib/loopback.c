@@ -1,4 +1,5 @@
-/* loopback: one RDMA device, its PD and GID, and connected RC QP pairs on it. */
+/* loopback: one RDMA device, its PD and GID, connected RC QP pairs and ready
+ * UD QPs on it. */
 #include "loopback.h"
 
 #include <errno.h>
@@ -195,6 +196,34 @@ int lb_qp_connect(struct lb_dev *d, struct ibv_qp *qp, uint32_t dqpn,
 				    IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 	if (err)
 		return lb_fail(d, rerr(err), "modify_qp RTS (QP %u)", qp->qp_num);
+	return 0;
+}
+
+/* RESET -> INIT (port, pkey index, Q_Key) -> RTR -> RTS (send PSN). */
+int lb_ud_ready(struct lb_dev *d, struct ibv_qp *qp, uint32_t qkey, uint32_t psn)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.pkey_index = 0,
+		.port_num = d->port,
+		.qkey = qkey,
+	};
+	int err;
+
+	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY);
+	if (err)
+		return lb_fail(d, rerr(err), "modify_qp INIT (UD QP %u, port %u, Q_Key 0x%x)",
+			       qp->qp_num, d->port, qkey);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	err = ibv_modify_qp(qp, &a, IBV_QP_STATE);
+	if (err)
+		return lb_fail(d, rerr(err), "modify_qp RTR (UD QP %u)", qp->qp_num);
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = psn;
+	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	if (err)
+		return lb_fail(d, rerr(err), "modify_qp RTS (UD QP %u, SQ PSN %u)", qp->qp_num, psn);
 	return 0;
 }
 

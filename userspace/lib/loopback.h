@@ -2,7 +2,7 @@
  * loopback: the verbs setup the userspace tools share.  One RDMA device opened
  * by name with a PD, the GID of the loopback path, and pairs of RC QPs on that
  * device connected to each other, so that one process is both requester and
- * responder.  Every call that fails returns -1 (or NULL), leaves errno set and
+ * responder; UD QPs made ready to send and receive.  Every call that fails returns -1 (or NULL), leaves errno set and
  * says in d->err what it could not do, with the errno text; the caller prints
  * that in its own format.  Built into each tool that lists it in LIB (see
  * ../common.mk).
@@ -76,6 +76,12 @@ struct lb_qp_tune {
  * d's GID, with at's settings and tune's (NULL: the defaults above). */
 int lb_qp_connect(struct lb_dev *d, struct ibv_qp *qp, uint32_t dqpn,
 		  const struct lb_pair_attr *at, const struct lb_qp_tune *tune);
+
+/* Take a UD QP (created on d, in RESET) to RTS: pkey index 0, d's port,
+ * Q_Key qkey, first send PSN psn.  A UD QP has no remote end, so there is
+ * nothing to connect; this is here so that the tools do not each repeat
+ * the three modify_qp calls and their masks. */
+int lb_ud_ready(struct lb_dev *d, struct ibv_qp *qp, uint32_t qkey, uint32_t psn);
 
 /* Create a pair on d's PD and take both QPs to RTS (needs lb_dev_gid()).
  * On failure what was set up stays in *p for lb_pair_destroy(). */

@@ -574,19 +574,10 @@ static int ud_qp(struct env *e, struct ibv_cq *cq, struct ibv_qp **qp)
 		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_UD,
 		.cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = e->dev.port, .qkey = 0x11111111,
-	};
 
 	*qp = ibv_create_qp(e->dev.pd, &ia);
 	CHECK(*qp, "create UD qp: %s", strerror(errno));
-	CHECK(!ibv_modify_qp(*qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY),
-	      "UD INIT");
-	a.qp_state = IBV_QPS_RTR;
-	CHECK(!ibv_modify_qp(*qp, &a, IBV_QP_STATE), "UD RTR");
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	CHECK(!ibv_modify_qp(*qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN), "UD RTS");
+	CHECK(!lb_ud_ready(&e->dev, *qp, 0x11111111, 0), "UD QP to RTS: %s", e->dev.err);
 	return T_PASS;
 }
 

@@ -125,18 +125,10 @@ int fz_capture(const char *devname, const char *ifname, const char *peer, int du
 		fprintf(stderr, "roce-fuzz: capture: create AH to %s: %s\n", peer, strerror(errno));
 		goto out;
 	}
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qkey = 0x1234;
-	if (modify(ud, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY, "INIT"))
+	if (lb_ud_ready(&d, ud, 0x1234, 0)) {
+		fprintf(stderr, "roce-fuzz: capture: %s\n", d.err);
 		goto out;
-	a.qp_state = IBV_QPS_RTR;
-	if (modify(ud, &a, IBV_QP_STATE, "RTR"))
-		goto out;
-	a.qp_state = IBV_QPS_RTS;
-	if (modify(ud, &a, IBV_QP_STATE | IBV_QP_SQ_PSN, "RTS"))
-		goto out;
+	}
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;

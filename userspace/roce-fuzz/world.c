@@ -438,8 +438,6 @@ static int ud_create(struct fz_world *w, struct fz_ud *u, uint32_t qkey, int slo
 		.cap = { .max_send_wr = 4, .max_recv_wr = 16, .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 	};
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .pkey_index = 0,
-				 .port_num = w->dev.port, .qkey = qkey };
 	int i;
 
 	u->qkey = qkey;
@@ -453,17 +451,8 @@ static int ud_create(struct fz_world *w, struct fz_ud *u, uint32_t qkey, int slo
 	u->qp = ibv_create_qp(w->dev.pd, &ia);
 	if (!u->qp)
 		return werr(w, "ibv_create_qp(UD): %s", strerror(errno));
-	if (ibv_modify_qp(u->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			  IBV_QP_QKEY))
-		return werr(w, "modify UD QP to INIT: %s", strerror(errno));
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(u->qp, &a, IBV_QP_STATE))
-		return werr(w, "modify UD QP to RTR: %s", strerror(errno));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	if (ibv_modify_qp(u->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
-		return werr(w, "modify UD QP to RTS: %s", strerror(errno));
+	if (lb_ud_ready(&w->dev, u->qp, qkey, 0))
+		return werr(w, "%s", w->dev.err);
 	for (i = 0; i < nslots; i++)
 		if (fz_post_recv_slot(w, u->qp, slot0 + i, sge_len))
 			return -1;

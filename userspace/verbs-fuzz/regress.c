@@ -480,22 +480,14 @@ static struct ibv_qp *ud_up(struct lb_dev *d, struct ibv_cq *cq)
 		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 	};
-	static const enum ibv_qp_state to[] = { IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS };
-	static const int mask[] = {
-		IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY,
-		IBV_QP_STATE, IBV_QP_STATE | IBV_QP_SQ_PSN,
-	};
 	struct ibv_qp *qp = ibv_create_qp(d->pd, &ia);
-	size_t i;
+	int err;
 
-	for (i = 0; qp && i < 3; i++) {
-		struct ibv_qp_attr a = { .qp_state = to[i], .port_num = d->port,
-					 .qkey = UD_QKEY };
-
-		if (ibv_modify_qp(qp, &a, mask[i])) {
-			ibv_destroy_qp(qp);
-			return NULL;
-		}
+	if (qp && lb_ud_ready(d, qp, UD_QKEY, 0)) {
+		err = errno;
+		ibv_destroy_qp(qp);
+		errno = err;
+		return NULL;
 	}
 	return qp;
 }

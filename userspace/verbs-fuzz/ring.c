@@ -3,6 +3,7 @@
 #include "uverbs.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -46,8 +47,12 @@ int ring_find_sq(struct ibv_qp *qp, unsigned int max_send_sge, struct vf_ring *r
 	 * rq_mmap_info; struct rxe_wq rq; struct mminfo sq_mmap_info; struct
 	 * rxe_wq sq; ... }, each rxe_wq starting with the ring's address.
 	 * Look in the few words after the verbs_qp rather than trust one
-	 * offset, and take the last match (the send queue comes second). */
-	const size_t from = sizeof(struct ibv_qp_ex), to = from + 128;
+	 * offset, and take the last match (the send queue comes second).
+	 * The words looked at stay inside librxe's allocation (qp is its
+	 * start): the QP object can end before from + 128 (464 bytes in
+	 * librxe 44), and reading past it is a heap overflow under ASan. */
+	const size_t from = sizeof(struct ibv_qp_ex), size = malloc_usable_size(qp);
+	const size_t to = from + 128 < size ? from + 128 : size;
 	const unsigned char *base = (const unsigned char *)qp;
 	struct umap m[256];
 	int n = uverbs_maps(m, 256), i;

@@ -1196,18 +1196,19 @@ static void gen_one(struct rng *r)
 	/* fresh source data, the model's verdict, what the destination gets */
 	scribble(r, w, q, w->req.op == M_READ ? 0 : L);
 	if (w->tag) {
-		struct span s;
+		/* sge_spans() fills a span per SGE the 8 bytes reach */
+		struct span sp[M_MAX_SGE], *s = sp;
 		uint64_t t = w->tag;
 
 		/* write the tag into the first SGE if the CPU can; else no tag */
 		if (!w->req.inl &&
-		    sge_spans(w->req.sge, w->req.nsge, q->m.pd, 8, 0, &s) == 1 && s.len == 8 &&
-		    !pend_busy(&s, 1) && !span_tainted(&s) && s.g->pst[s.off / 4096] == MP_RW &&
-		    s.g->pst[(s.off + 7) / 4096] == MP_RW && !s.g->detached[s.off / 4096] &&
-		    !s.g->detached[(s.off + 7) / 4096]) {
-			memcpy(s.g->data + s.off, &t, 8);
-			memcpy(s.g->shadow + s.off, &t, 8);
-			memset(s.g->known + s.off, 1, 8);
+		    sge_spans(w->req.sge, w->req.nsge, q->m.pd, 8, 0, sp) == 1 && s->len == 8 &&
+		    !pend_busy(s, 1) && !span_tainted(s) && s->g->pst[s->off / 4096] == MP_RW &&
+		    s->g->pst[(s->off + 7) / 4096] == MP_RW && !s->g->detached[s->off / 4096] &&
+		    !s->g->detached[(s->off + 7) / 4096]) {
+			memcpy(s->g->data + s->off, &t, 8);
+			memcpy(s->g->shadow + s->off, &t, 8);
+			memset(s->g->known + s->off, 1, 8);
 		} else {
 			w->tag = 0;
 		}

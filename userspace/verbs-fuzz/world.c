@@ -598,8 +598,6 @@ int ud_make(int u, struct rng *r)
 				  .max_send_sge = (uint32_t)rng_range(r, 1, VF_SGE),
 				  .max_recv_sge = (uint32_t)rng_range(r, 1, VF_SGE),
 				  .max_inline_data = 64 };
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .pkey_index = 0,
-				 .port_num = W.dev.port, .qkey = UD_QKEY };
 	struct ibv_qp_attr qa;
 	struct ibv_qp_init_attr qi;
 	int qpex = W.have_qpex && rng_pct(r, 50);
@@ -614,16 +612,11 @@ int ud_make(int u, struct rng *r)
 		goto fail;
 	if (qpex)
 		q->qpx = ibv_qp_to_qp_ex(q->qp);
-	if (ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				     IBV_QP_QKEY))
-		goto fail;
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(q->qp, &a, IBV_QP_STATE))
-		goto fail;
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = (uint32_t)rng_below(r, 1u << 24);
-	if (ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
-		goto fail;
+	if (lb_ud_ready(&W.dev, q->qp, UD_QKEY, (uint32_t)rng_below(r, 1u << 24))) {
+		vf_log("UD QP %d: cannot create: %s", u, W.dev.err);
+		vq_free(q);
+		return -1;
+	}
 	if (ibv_query_qp(q->qp, &qa, IBV_QP_CAP, &qi))
 		goto fail;
 	q->m = (struct m_qp){ .ud = 1, .pd = 0, .mtu = W.port_mtu, .max_sge = qi.cap.max_send_sge,
