@@ -2,10 +2,10 @@
  * loopback: the verbs setup the userspace tools share.  One RDMA device opened
  * by name with a PD, the GID of the loopback path, and pairs of RC QPs on that
  * device connected to each other, so that one process is both requester and
- * responder; UD QPs made ready to send and receive.  Every call that fails returns -1 (or NULL), leaves errno set and
- * says in d->err what it could not do, with the errno text; the caller prints
- * that in its own format.  Built into each tool that lists it in LIB (see
- * ../common.mk).
+ * responder, and UD QPs made ready to send and receive.  Every call that fails
+ * returns -1 (or NULL), leaves errno set and says in d->err what it could not
+ * do, with the errno text; the caller prints that in its own format.  Built
+ * into each tool that lists it in LIB (see ../common.mk).
  */
 #ifndef RXE_ODP_LOOPBACK_H
 #define RXE_ODP_LOOPBACK_H
