@@ -49,7 +49,5 @@ implicit_case compact \
 	'd["vmstat"]["pgmigrate_success"] > 0' "the kernel counted the migrations"
 implicit_case remap \
 	'd["events"]["remap"]["reaccessed"] > 0' "remapped slots were used by the NIC again afterwards"
-implicit_case cgroup \
-	'd["events"]["cgroup"]["memory_max"] < d["events"]["cgroup"]["working_set"]' "memory.max is below the working set" \
-	'd["vmstat"]["pswpout"] > 0 and d["events"]["cgroup"]["oom_kill"] == 0' "the limit swapped pages out, no OOM kill"
+implicit_case cgroup "${RV_CGROUP_CHECKS[@]}"
 echo "36-reclaim-implicit: ok"
