@@ -243,9 +243,9 @@ void rv_buf_free(struct rv_buf *b)
  * the NIC had mapped is a slot the NIC used before whose pages are swapped
  * out when the NIC is about to use it again: its translation was invalidated
  * on the way out, and this use faults it back in (and is verified).  Under
- * the limit with no other kind that drops pages, a page of an ODP buffer is
- * not resident only because reclaim took it.  mincore() tells, for anonymous
- * memory too.
+ * the limit with no other kind that empties pages (rv_cgroup_counts_slots), a
+ * page of an ODP buffer is not resident only because reclaim took it.
+ * mincore() tells, for anonymous memory too.
  */
 static bool slot_swapped_out(struct rv_buf *b, unsigned s)
 {
@@ -274,7 +274,7 @@ static void note_reaccess(struct rv_buf *b, unsigned s)
 		atomic_fetch_add(&b->ctx->ev.reaccess[b->evmark[s] - 1], 1);
 		b->evmark[s] = 0;
 	}
-	if (b->ctx->cfg.kind[RV_EV_CGROUP] && !b->pinned) {
+	if (rv_cgroup_counts_slots(&b->ctx->cfg) && !b->pinned) {
 		if (b->used[s] && slot_swapped_out(b, s))
 			atomic_fetch_add(&b->ctx->ev.reaccess[RV_EV_CGROUP], 1);
 		b->used[s] = 1;

@@ -165,8 +165,9 @@ static bool passed(const struct rv_ctx *ctx, const struct totals *t)
  * that stops on the clock then leaves the last kinds untried.  The cgroup
  * limit acts on its own, throughout, and fires no event: it counts the slots
  * the NIC had used that it found swapped out when it was to use them again
- * (buffers.c): the traffic must come round to a slot the limit took, which
- * on a slow host takes longer than a short --duration.
+ * (buffers.c; only without the kinds that empty slots themselves): the
+ * traffic must come round to a slot the limit took, which on a slow host
+ * takes longer than a short --duration.
  */
 static bool kinds_short(struct rv_ctx *ctx)
 {
@@ -174,11 +175,14 @@ static bool kinds_short(struct rv_ctx *ctx)
 
 	if (!ctx->cfg.min_events)
 		return false;
-	for (k = 0; k < RV_NKINDS; k++)
-		if (ctx->cfg.kind[k] &&
-		    (k == RV_EV_CGROUP ? LD(ctx->ev.reaccess[k]) : LD(ctx->ev.inflight[k])) <
-		    ctx->cfg.min_events)
+	for (k = 0; k < RV_NKINDS; k++) {
+		if (!ctx->cfg.kind[k])
+			continue;
+		if (k != RV_EV_CGROUP ? LD(ctx->ev.inflight[k]) < ctx->cfg.min_events :
+		    rv_cgroup_counts_slots(&ctx->cfg) &&
+		    LD(ctx->ev.reaccess[k]) < ctx->cfg.min_events)
 			return true;
+	}
 	return false;
 }
 
@@ -264,13 +268,17 @@ static void report_text(struct rv_ctx *ctx, double secs)
 		if (!c->kind[k])
 			continue;
 		if (k == RV_EV_CGROUP) {
+			char nslots[64] = "uncounted (other kinds empty slots too):";
+
+			if (rv_cgroup_counts_slots(c))
+				snprintf(nslots, sizeof(nslots), "%llu", LD(ctx->ev.reaccess[k]));
 			if (ctx->cg_active || ctx->cg_limit)
-				printf("           %-9s %8llu  memory.max %zu MiB %s working set %zu MiB; 'max' events during traffic, oom kills %llu; %llu slots the NIC had used came back from swap\n",
+				printf("           %-9s %8llu  memory.max %zu MiB %s working set %zu MiB; 'max' events during traffic, oom kills %llu; %s slots the NIC had used came back from swap\n",
 				       "cgroup", ctx->s1.cg_max_events - ctx->s0.cg_max_events,
 				       ctx->cg_limit >> 20,
 				       ctx->cg_limit < ctx->working_set ? "<" : ">=",
 				       ctx->working_set >> 20,
-				       ctx->s1.cg_oom_kill, LD(ctx->ev.reaccess[k]));
+				       ctx->s1.cg_oom_kill, nslots);
 			continue;
 		}
 		printf("           %-9s %8llu %10llu %10llu %7llu %7.1fs", rv_kind_names[k], LD(ctx->ev.n[k]),
