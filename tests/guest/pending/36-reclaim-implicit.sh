@@ -9,14 +9,18 @@
 # buffers with transfers in flight, and the kernel really did what each kind
 # asks; plus: no buffer had an MR of its own.  Short runs (4 s, longer only
 # until each kind hit in-flight transfers twice), to stay near a minute idle.
-# compact runs last: after it, the kernel hands out the 2 MiB blocks that
-# compaction freed (here freed kernel init memory and migrated page cache), and
-# under TCG the first write to a page that held executed code takes QEMU's
-# self-modifying-code slow path.  Zeroing one such huge page (init_on_alloc,
-# a loop with no cond_resched) took 22-48 s at host load 12: a soft-lockup
-# report in the next run's setup, or its rdma_cm connect timing out at 20 s
-# (tests/README.md, "Flake hunt").  Nothing of rxe is on that path.
-# PENDING, not in make check, until it passes in a row under load. Run it alone:
+# compact runs last: compaction frees the 2 MiB block at guest-physical
+# 0x3400000 (freed kernel init memory that early page cache fills: the text
+# of bash, libc, libtinfo), and under TCG the first write to a page that held
+# code the guest ran takes QEMU's self-modifying-code slow path.  The kernel
+# zeroing a THP taken from that block (init_on_alloc: 512 clear_page_erms,
+# no cond_resched) took 22-48 s at host load 12-16: a soft-lockup report in
+# the next run's setup, or its rdma_cm connect timing out at 20 s.
+# PENDING, not in make check: the compact run itself can land a THP on such
+# a block (a NUMA-hinting fault migrating a THP, from rxe's ODP fault; 1 of 3
+# runs at load 11-16) and draw the same report; with init_on_alloc=0 the
+# migration's copy of one 4 KiB page took more than 28 s (1 of 2 runs).  It is
+# the emulator's slowness, not rxe's (tests/README.md, "Flake hunt").  Run it alone:
 #   tests/vm/run -m 2G --append numa=fake=2 -- tests/guest/pending/36-reclaim-implicit.sh
 # vm-args: -m 2G --append numa=fake=2
 source "$TOP/tests/lib/guest.sh"
