@@ -268,12 +268,13 @@ static void report_text(struct rv_ctx *ctx, double secs)
 		if (!c->kind[k])
 			continue;
 		if (k == RV_EV_CGROUP) {
-			char nslots[64] = "uncounted (other kinds empty slots too):";
+			char nslots[96] = "slots back from swap not counted (pageout, dontneed or remap empty them too)";
 
 			if (rv_cgroup_counts_slots(c))
-				snprintf(nslots, sizeof(nslots), "%llu", LD(ctx->ev.reaccess[k]));
+				snprintf(nslots, sizeof(nslots), "%llu slots the NIC had used came back from swap",
+					 LD(ctx->ev.reaccess[k]));
 			if (ctx->cg_active || ctx->cg_limit)
-				printf("           %-9s %8llu  memory.max %zu MiB %s working set %zu MiB; 'max' events during traffic, oom kills %llu; %s slots the NIC had used came back from swap\n",
+				printf("           %-9s %8llu  memory.max %zu MiB %s working set %zu MiB; 'max' events during traffic, oom kills %llu; %s\n",
 				       "cgroup", ctx->s1.cg_max_events - ctx->s0.cg_max_events,
 				       ctx->cg_limit >> 20,
 				       ctx->cg_limit < ctx->working_set ? "<" : ">=",
