@@ -161,6 +161,7 @@ struct rv_buf *rv_buf_new(struct rv_ctx *ctx, struct ibv_pd *pd, enum rv_role ro
 	b->state = calloc(b->nslots, 1);
 	b->evmark = calloc(b->nslots, 1);
 	b->dropped = calloc(b->nslots, 1);
+	b->used = calloc(b->nslots, 1);
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->cond, NULL);
 	pthread_rwlock_init(&b->fill, NULL);
@@ -232,15 +233,51 @@ void rv_buf_free(struct rv_buf *b)
 	free(b->state);
 	free(b->evmark);
 	free(b->dropped);
+	free(b->used);
 	free(b);
 }
 
-/* NIC about to use slot s: count it if a destructive event hit it since. */
+/*
+ * The cgroup limit is no event the reclaim thread fires: it acts on its own,
+ * on whatever pages the kernel picks.  What shows that it reclaimed ODP memory
+ * the NIC had mapped is a slot the NIC used before whose pages are swapped
+ * out when the NIC is about to use it again: its translation was invalidated
+ * on the way out, and this use faults it back in (and is verified).  Under
+ * the limit with no other kind that empties pages (rv_cgroup_counts_slots), a
+ * page of an ODP buffer is not resident only because reclaim took it.
+ * mincore() tells, for anonymous memory too.
+ */
+static bool slot_swapped_out(struct rv_buf *b, unsigned s)
+{
+	unsigned char vec[64];
+	const size_t chunk = sizeof(vec) * 4096;
+	size_t off, len, i;
+
+	for (off = 0; off < b->slot; off += chunk) {
+		len = b->slot - off < chunk ? b->slot - off : chunk;
+		if (mincore(rv_slot_ptr(b, (int)s) + off, len, vec))
+			return false;
+		for (i = 0; i < (len + 4095) / 4096; i++)
+			if (!(vec[i] & 1))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * NIC about to use slot s: count it if a destructive event hit it since, or
+ * (cgroup) if the limit swapped it out since the NIC used it last.
+ */
 static void note_reaccess(struct rv_buf *b, unsigned s)
 {
 	if (b->evmark[s]) {
 		atomic_fetch_add(&b->ctx->ev.reaccess[b->evmark[s] - 1], 1);
 		b->evmark[s] = 0;
+	}
+	if (rv_cgroup_counts_slots(&b->ctx->cfg) && !b->pinned) {
+		if (b->used[s] && slot_swapped_out(b, s))
+			atomic_fetch_add(&b->ctx->ev.reaccess[RV_EV_CGROUP], 1);
+		b->used[s] = 1;
 	}
 }
 

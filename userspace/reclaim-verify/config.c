@@ -78,9 +78,11 @@ void rv_usage(FILE *f, const char *prog)
 "                       'read' needs 'write')\n"
 "  -d, --duration SEC   seconds of traffic (default 10)\n"
 "  --min-events N       after --duration, go on until every selected reclaim kind\n"
-"                       (but cgroup) has fired N times with transfers in flight on\n"
-"                       the MR it hit, so a slow host still exercises each kind\n"
-"                       (default 0: stop at --duration)\n"
+"                       has fired N times with transfers in flight on the MR it\n"
+"                       hit (cgroup: until the NIC came to N slots it had used\n"
+"                       that the limit had swapped out, when that is counted),\n"
+"                       so a slow host still exercises each kind (default 0:\n"
+"                       stop at --duration)\n"
 "  --max-duration SEC   the bound of --min-events (default 10 x --duration); the\n"
 "                       report then shows which kinds fell short\n"
 "  --ack-timeout N      the QPs' Local ACK Timeout, 4.096 us x 2^N (default\n"
@@ -110,7 +112,9 @@ void rv_usage(FILE *f, const char *prog)
 "     compact   write 1 to /proc/sys/vm/compact_memory (root), and with two or\n"
 "               more NUMA nodes move_pages(2) live ranges to the other node\n"
 "     cgroup    run inside a new cgroup v2 whose memory.max is below the\n"
-"               working set (root; needs swap)\n"
+"               working set (root; needs swap); counts the slots the NIC had\n"
+"               used that were swapped out when it came to use them again\n"
+"               (not with pageout, dontneed or remap, which empty slots too)\n"
 "  --no-reclaim         same as --reclaim none\n"
 "  -i, --interval MS    pause between reclaim rounds (default 20); the heavier\n"
 "               kinds fire every 2 (mprotect, compact), 3 (thp) or 25 (fork)\n"
@@ -166,6 +170,12 @@ bool rv_any_kind_but(const struct rv_config *c, enum rv_kind except)
 		if (i != except && c->kind[i])
 			return true;
 	return false;
+}
+
+bool rv_cgroup_counts_slots(const struct rv_config *c)
+{
+	return c->kind[RV_EV_CGROUP] && !c->kind[RV_EV_PAGEOUT] && !c->kind[RV_EV_DONTNEED] &&
+	       !c->kind[RV_EV_REMAP];
 }
 
 /* a size of at most 'max' bytes */

@@ -64,5 +64,11 @@ uint32_t rv_ops_to_wire(const struct rv_config *c);
 void rv_ops_from_wire(struct rv_config *c, uint32_t bits);
 /* is any reclaim kind but @except selected? */
 bool rv_any_kind_but(const struct rv_config *c, enum rv_kind except);
+/*
+ * Does the cgroup kind count the slots the limit swapped out (buffers.c)?
+ * Only when no other selected kind empties pages (pageout, dontneed, remap):
+ * a slot not resident is then the limit's doing.
+ */
+bool rv_cgroup_counts_slots(const struct rv_config *c);
 
 #endif

@@ -86,6 +86,26 @@ rv_check_odp() {
 	rv_check "$l" "d['events']['$k']['events'] > 0 and d['events']['$k']['in_flight'] > 0" "$k events fired while transfers were in flight on the MR they hit"
 }
 
+# The checks of a cgroup case (rv_odp_case cgroup "${RV_CGROUP_CHECKS[@]}", with
+# --min-events so that the traffic comes round to slots the limit took): what
+# the limit guarantees is that the kernel reclaims the cgroup's memory, not
+# which pages; with the buffers nearly all of it, anonymous pages go to swap.
+# A zero-filled page (a slot the traffic has not written yet) goes and comes
+# back without I/O, counted in swpout_zero/swpin_zero only (6.12's swap
+# zeromap): a run that moved only those has pswpout 0 and pswpin 0 and major
+# faults all the same.  Evidence that the ODP buffers were reclaimed: slots
+# the NIC had used found swapped out when it came to use them again (mincore;
+# their translations were invalidated on the way out), and the driver dropped
+# translated pages.
+# shellcheck disable=SC2034 # used by the tests that source this file
+RV_CGROUP_CHECKS=(
+	'd["events"]["cgroup"]["memory_max"] < d["events"]["cgroup"]["working_set"]' "memory.max is below the working set"
+	'd["events"]["cgroup"]["reaccessed"] > 0' "the NIC came back to slots it had used that the limit had swapped out"
+	'd["hw_counters"]["odp_pages_invalidated"] > 0' "the driver dropped translated pages"
+	'd["vmstat"]["pswpout"] + d["vmstat"]["swpout_zero"] > 0 and d["vmstat"]["pswpin"] + d["vmstat"]["swpin_zero"] > 0' "pages went to swap and came back (zero-filled ones included)"
+	'd["events"]["cgroup"]["oom_kill"] == 0' "no OOM kill"
+)
+
 # rv_odp_case KIND [PYEXPR WHAT]...: one ODP reclaim case of the guest tests:
 # reclaim-verify -r KIND $RV_CASE_OPTS (report labelled KIND), every
 # assertion of rv_check_odp, then each PYEXPR on the report (rv_check, WHAT

@@ -52,6 +52,7 @@ struct rv_buf {
 	uint8_t *evmark;	/* per slot: 1 + last destructive event kind, 0 = none */
 	uint8_t *dropped;	/* per slot: ever dropped/remapped (a pinned MR then
 				 * keeps the old page for good) */
+	uint8_t *used;		/* per slot: handed to the NIC before (for 'cgroup') */
 	unsigned cursor;
 	pthread_rwlock_t fill;	/* CPU writers (read side) vs mprotect (write side) */
 	atomic_int inflight;	/* transfers in flight that touch this buffer */
@@ -78,7 +79,9 @@ struct rv_evstats {
 	atomic_ullong overlap[RV_NKINDS];	/* ...during which transfers completed */
 	atomic_ullong fail[RV_NKINDS];		/* syscalls that failed (e.g. collapse busy) */
 	atomic_ullong slots[RV_NKINDS];		/* slots dropped/remapped */
-	atomic_ullong reaccess[RV_NKINDS];	/* ...that the NIC used again afterwards */
+	atomic_ullong reaccess[RV_NKINDS];	/* ...that the NIC used again afterwards;
+						 * cgroup: slots the NIC had used, found
+						 * swapped out when it was to use them again */
 	atomic_ullong us[RV_NKINDS];		/* time spent in the events, microseconds */
 	atomic_ullong collapse_ok, collapse_fail, collapse_swapped, split_ok, split_fail, split_nodebugfs;
 	atomic_ullong fork_pages, compactions, migrated, migrate_refused;
@@ -160,7 +163,7 @@ struct rv_client {
 	int rc;
 };
 
-#define RV_NVM 12
+#define RV_NVM 14
 #define RV_NHW 64
 
 struct rv_snap {

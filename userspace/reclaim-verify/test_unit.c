@@ -163,6 +163,14 @@ static void test_opts(void)
 	CHECK(parse(&c, "--min-events x", err) != 0);
 	CHECK(parse(&c, "--min-events 1001", err) != 0);
 	CHECK(parse(&c, "--max-duration 0", err) != 0);
+	/* the cgroup kind counts swapped-out slots only where nothing else empties them */
+	CHECK(parse(&c, "-r cgroup", err) == 0 && rv_cgroup_counts_slots(&c));
+	CHECK(parse(&c, "-r cgroup,fork,thp,compact,mprotect", err) == 0 && rv_cgroup_counts_slots(&c));
+	CHECK(parse(&c, "-r cgroup,pageout", err) == 0 && !rv_cgroup_counts_slots(&c));
+	CHECK(parse(&c, "-r cgroup,dontneed", err) == 0 && !rv_cgroup_counts_slots(&c));
+	CHECK(parse(&c, "-r remap,cgroup", err) == 0 && !rv_cgroup_counts_slots(&c));
+	CHECK(parse(&c, "-r all", err) == 0 && !rv_cgroup_counts_slots(&c));
+	CHECK(parse(&c, "-r pageout", err) == 0 && !rv_cgroup_counts_slots(&c));
 	CHECK(parse(&c, "--mix --no-reclaim --json", err) == 0 && c.mr == RV_MR_MIX && only_kinds(&c, 0) && c.json);
 	CHECK(parse(&c, "", err) == 0 && !c.implicit);
 	CHECK(parse(&c, "--implicit -r pageout", err) == 0 && c.implicit && c.mr == RV_MR_ODP);
