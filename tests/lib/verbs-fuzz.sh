@@ -56,15 +56,24 @@ vf_classes() {
 	echo "$classes"
 }
 
-# vf_seeds SECS: the fixed seeds 0x5eed0001 and 0x5eed0002, SECS/2 each, every
-# class but the pending ones; any finding fails with the tool's reproducer
+# vf_seeds SECS [note]: the fixed seeds 0x5eed0001 and 0x5eed0002, SECS/2
+# each, every class but the pending ones; any finding fails with the tool's
+# reproducer.  With 'note', a finding (exit 1 after its "verbs-fuzz: FAILED"
+# line) is printed as a NOTE instead; any other failure still fails.
 vf_seeds() {
-	local secs=$1 i classes
+	local secs=$1 mode=${2:-fail} i classes rc
 	local seeds=(0x5eed0001 0x5eed0002) times=($((secs / 2)) $((secs - secs / 2)))
 	classes=$(vf_classes)
 	for i in 0 1; do
 		echo "== $VF --seed ${seeds[i]} --time ${times[i]} --hang 60 --classes $classes"
 		"$VF" --seed "${seeds[i]}" --time "${times[i]}" --hang 60 --classes "$classes" \
-			--progress 10 || fail "verbs-fuzz found something with seed ${seeds[i]} (reproducer above)"
+			--progress 10 2>&1 | tee /tmp/vf-seed.out
+		rc=${PIPESTATUS[0]}
+		[ "$rc" = 0 ] && continue
+		if [ "$mode" = note ] && [ "$rc" = 1 ] && grep -q '^verbs-fuzz: FAILED (seed' /tmp/vf-seed.out; then
+			echo "NOTE: verbs-fuzz finding with seed ${seeds[i]} (above), not failing this test"
+			continue
+		fi
+		fail "verbs-fuzz found something with seed ${seeds[i]} (reproducer above, exit $rc)"
 	done
 }
