@@ -30,7 +30,8 @@
 #   reclaim-verify: every reclaim kind on ODP MRs (6 s), then --implicit
 #     --mix (implicit ODP and pinned MRs, 3 s; rxe0 moves to a dummy netdev
 #     for rdma_cm: last).
-# About 5 minutes at host load 13 (odp-selftest 150 s of it).
+# 150-200 s at host load 5-7 (odp-selftest 45-71 s of it), about 6 minutes
+# at load 13.
 # Not in the debug-kernel stage: ASan slows our tools 2-3x and KASAN slows
 # the kernel that serves them several times over; the pair would take a
 # large share of the stage's budget to look for bugs in userspace code that
