@@ -14,6 +14,7 @@
 # in the same boot, Debian's stock rdma_rxe replaces ours and the tests that
 # need a device WITHOUT ODP run there (ODP refused cleanly; pinned controls).
 source "$TOP/tests/lib/guest.sh"
+source "$TOP/tests/lib/odp-selftest.sh"
 
 command -v odp-selftest >/dev/null || fail "odp-selftest not built (make)"
 modprobe zram num_devices=1 || fail "modprobe zram"
@@ -26,28 +27,9 @@ echo "swap: $dev ($(awk '/SwapTotal/ { print $2 }' /proc/meminfo) kB); hugepages
 # prefetch_* (advise_mr) in test 26.
 odp-selftest -d rxe0 -g "$RXE_GID" -x 'perm_*' -x 'prefetch_*' | tee /tmp/ours.tap
 rc=${PIPESTATUS[0]}
-grep -q '^# odp-selftest: ' /tmp/ours.tap || fail "odp-selftest did not finish (rc $rc)"
-# Cases listed as pending a kernel fix (tests/lib/odp-selftest-pending.txt,
-# by test name without the fixture) are reported as such; any other failure
-# fails this test.
-pending=$TOP/tests/lib/odp-selftest-pending.txt
-bad=""
-echo "===== odp-selftest on our rdma_rxe: $(tail -1 /tmp/ours.tap | sed 's/^# odp-selftest: //')"
-for t in $(awk '/^not ok / { sub(/^odp[.]/, "", $4); print $4 }' /tmp/ours.tap); do
-	why=$(awk -F' [|] ' -v t="$t" '$1 == t { print $2 }' "$pending")
-	if [ -n "$why" ]; then
-		echo "PENDING KERNEL FIX (fails as expected): $t: $why"
-	else
-		echo "FAILED: $t"
-		bad="$bad $t"
-	fi
-done
-for t in $(grep -v '^#' "$pending" | awk -F' [|] ' 'NF > 1 { print $1 }'); do
-	grep -q "^ok [0-9]* odp[.]$t\$" /tmp/ours.tap && echo "PENDING case now PASSES (remove it from $pending): $t"
-done
-[ "$rc" = 0 ] || [ -n "$bad" ] || grep -q '^not ok ' /tmp/ours.tap ||
-	fail "odp-selftest exited $rc without a failed case"
-[ -z "$bad" ] || fail "odp-selftest on our rdma_rxe failed:$bad"
+# Cases listed as pending a kernel fix (tests/lib/odp-selftest-pending.txt)
+# are reported as such; any other failure fails this test.
+ost_judge /tmp/ours.tap "$rc" "on our rdma_rxe"
 echo "skipped on our rdma_rxe, with the reasons:"
 grep ' # SKIP ' /tmp/ours.tap || echo "  (none)"
 # On our module nothing ODP may skip for lack of caps.

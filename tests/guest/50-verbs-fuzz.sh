@@ -18,47 +18,15 @@
 # yet (tests/lib/verbs-fuzz-pending.txt) are left out / reported PENDING.
 # Longer runs: make fuzz (scripts/fuzz.sh).
 source "$TOP/tests/lib/guest.sh"
+source "$TOP/tests/lib/verbs-fuzz.sh"
 
 command -v verbs-fuzz >/dev/null || fail "verbs-fuzz not built (make)"
-echo 16 >/proc/sys/vm/nr_hugepages
-modprobe zram num_devices=1 && dev=$(zramctl --find --size 256M) && mkswap "$dev" >/dev/null &&
-	swapon "$dev" || echo "no zram swap: MADV_PAGEOUT will not write pages out"
-echo "hugepages: $(cat /proc/sys/vm/nr_hugepages)"
-
-pending=$TOP/tests/lib/verbs-fuzz-pending.txt
-why() { awk -F' [|] ' -v k="$1" '$1 == k { print $2 }' "$pending"; }
-
-verbs-fuzz --regress | tee /tmp/regress.out
-grep -q '^verbs-fuzz regress: ' /tmp/regress.out || fail "verbs-fuzz --regress did not finish"
-bad=""
-for c in $(sed -n 's/^not ok \([^:]*\):.*/\1/p' /tmp/regress.out); do
-	w=$(why "regress:$c")
-	if [ -n "$w" ]; then
-		echo "PENDING KERNEL FIX (fails as expected): $c: $w"
-	else
-		bad="$bad $c"
-	fi
-done
-for c in $(sed -n 's/^ok \(.*\)$/\1/p' /tmp/regress.out); do
-	[ -z "$(why "regress:$c")" ] || echo "PENDING case now PASSES (remove it from $pending): $c"
-done
-[ -z "$bad" ] || fail "a bug verbs-fuzz found is back:$bad"
-
-classes=all
-for c in $(sed -n 's/^class:\([^ ]*\) .*/\1/p' "$pending"); do
-	echo "PENDING KERNEL FIX (class left out): $c: $(why "class:$c")"
-	classes="$classes,-$c"
-done
+vf_setup
+vf_regress
 if [ "${VERBS_FUZZ_SEEDS:-1}" = 0 ]; then
+	vf_classes >/dev/null
 	echo "verbs-fuzz: regression cases ok; random fuzzing skipped (VERBS_FUZZ_SEEDS=0)"
 	exit 0
 fi
-secs=${VERBS_FUZZ_TIME:-60}
-seeds=(0x5eed0001 0x5eed0002)
-times=($((secs / 2)) $((secs - secs / 2)))
-for i in 0 1; do
-	echo "== verbs-fuzz --seed ${seeds[i]} --time ${times[i]} --hang 60 --classes $classes"
-	verbs-fuzz --seed "${seeds[i]}" --time "${times[i]}" --hang 60 --classes "$classes" \
-		--progress 10 || fail "verbs-fuzz found something with seed ${seeds[i]} (reproducer above)"
-done
+vf_seeds "${VERBS_FUZZ_TIME:-60}"
 echo "verbs-fuzz: ok"
