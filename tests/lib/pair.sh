@@ -153,6 +153,21 @@ pair_perftest() {
 # Report: stdout; JSON /tmp/rv-LABEL.json on each side (rv_get/rv_check of
 # userspace/reclaim-verify/guest-env.sh read it).  Returns this side's status.
 PAIR_RV_PORT=${PAIR_RV_PORT:-18720}
+# pair_diag: what the link and the device did, for a failed run: rxe's non-zero
+# hw counters (send_err: a packet the IP stack refused, which stock 6.12 rxe
+# turns into a local QP operation error), the qdisc's drops and eth0's stats.
+pair_diag() {
+	local f
+	echo "== $ROLE: rxe0 hw counters (non-zero):"
+	for f in /sys/class/infiniband/rxe0/ports/1/hw_counters/*; do
+		[ "$(cat "$f" 2>/dev/null || echo 0)" != 0 ] && echo "   ${f##*/} $(cat "$f")"
+	done
+	echo "== $ROLE: tc -s qdisc show dev eth0:"
+	tc -s qdisc show dev eth0 2>&1 | sed 's/^/   /'
+	echo "== $ROLE: ip -s link show eth0:"
+	ip -s link show eth0 2>&1 | sed 's/^/   /'
+}
+
 pair_rv() {
 	local srole=$1 label=$2 sargs=$3 cargs=$4 pid i rc log=/tmp/rv-$2.server.log
 	PAIR_RV_PORT=$((PAIR_RV_PORT + 1))
@@ -180,6 +195,7 @@ pair_rv() {
 		rc=$?
 		cat "$log"
 		echo "== $label: server exit status $rc"
+		[ "$rc" = 0 ] || pair_diag
 		return "$rc"
 	fi
 	pair_wait_any 90 "listen-rv-$label" "nolisten-rv-$label" || return 1
@@ -190,6 +206,7 @@ pair_rv() {
 		--json-file "/tmp/rv-$label.json" $cargs 2>&1
 	rc=$?
 	echo "== $label: client exit status $rc"
+	[ "$rc" = 0 ] || pair_diag
 	return "$rc"
 }
 
