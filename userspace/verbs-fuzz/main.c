@@ -538,6 +538,8 @@ int main(int argc, char **argv)
 			       (unsigned long long)W.o.seed, W.finding_text, repro);
 			corpus_write(repro);
 			fflush(stdout);
+			if (W.have_inject)
+				chaos_inject_clear();
 			_exit(1);
 		}
 	}
@@ -557,6 +559,8 @@ int main(int argc, char **argv)
 	}
 	progress();
 end:
+	if (W.have_inject)
+		chaos_inject_clear();	/* none left for the next program */
 	reproducer(repro, sizeof(repro));
 	if (!W.finding) {
 		world_fini();

@@ -953,6 +953,83 @@ out_mr:
 	return ret;
 }
 
+/*
+ * Found by verbs-fuzz (guest/52, seed 0x5eed0002 right after 0x5eed0001):
+ * the first CMP_SWP of a run, into an ODP MR, completed with
+ * IBV_WC_RNR_RETRY_EXC_ERR, no chaos or injection of its own run near it.
+ * odp_fail_faults, the injected transient fault failures, is the module's:
+ * the previous run had left failures unconsumed, so the new run's first
+ * faults failed and the responder answered RNR NAK until the requester
+ * gave up.  verbs-fuzz now clears it when it starts (world_init()) and
+ * ends.  The case leaves 20 failures pending, clears them as a run does,
+ * and a CMP_SWP into an untouched ODP page (rnr_retry 3) must succeed.
+ */
+static int t_inject_leftover(struct lb_dev *d, char *why, size_t len)
+{
+	FILE *fi = fopen("/sys/module/rdma_rxe/parameters/odp_fail_faults", "w");
+	struct ibv_mr *odp = NULL;
+	char *obuf = MAP_FAILED;
+	struct rbuf res;
+	struct lb_pair p;
+	int ret = -1;
+
+	if (!fi)
+		return 0;	/* no fault injection (stock rxe) */
+	if (fprintf(fi, "20\n") < 0 || fclose(fi)) {
+		snprintf(why, len, "cannot write odp_fail_faults");
+		return -1;
+	}
+	if (chaos_inject_clear()) {
+		snprintf(why, len, "cannot clear odp_fail_faults");
+		return -1;
+	}
+	if (rbuf_make(d, &res, IBV_ACCESS_LOCAL_WRITE, why, len))
+		return -1;
+	obuf = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (obuf == MAP_FAILED) {
+		snprintf(why, len, "mmap: %s", strerror(errno));
+		goto out;
+	}
+	/* not touched: the CMP_SWP's access faults the page in */
+	odp = ibv_reg_mr(d->pd, obuf, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			 IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_ON_DEMAND);
+	if (!odp) {
+		snprintf(why, len, "ODP MR: %s", strerror(errno));
+		goto out;
+	}
+	if (make_pair(d, &p, 4, why, len))
+		goto out;
+	{
+		struct ibv_sge s = { (uintptr_t)res.buf, 8, res.mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &s, .num_sge = 1,
+					  .opcode = IBV_WR_ATOMIC_CMP_AND_SWP,
+					  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+		wr.wr.atomic.remote_addr = (uintptr_t)obuf + 64;
+		wr.wr.atomic.rkey = odp->rkey;
+		wr.wr.atomic.compare_add = 0;
+		wr.wr.atomic.swap = 0x1122334455667788ull;
+		memset(res.buf, 0xa5, 8);
+		if (expect_wc(&p, ibv_post_send(p.a.qp, &wr, &bad), IBV_WC_SUCCESS, NO_RECV, why,
+			      len, "CMP_SWP into an ODP page after a run left failures injected"))
+			goto out;
+	}
+	if (memcmp(res.buf, "\0\0\0\0\0\0\0\0", 8) ||
+	    *(volatile uint64_t *)(obuf + 64) != 0x1122334455667788ull) {
+		snprintf(why, len, "CMP_SWP: wrong result or target");
+		goto out;
+	}
+	ret = 0;
+out:
+	if (odp)
+		ibv_dereg_mr(odp);
+	if (obuf != MAP_FAILED)
+		munmap(obuf, 4096);
+	rbuf_free(&res);
+	chaos_inject_clear();
+	return ret;
+}
+
 static const struct rcase cases[] = {
 	{ "user-kernel-opcodes", t_user_kernel_opcodes,
 	  "kernel-only and unknown opcodes from a user QP fail with LOC_QP_OP_ERR" },
@@ -974,6 +1051,8 @@ static const struct rcase cases[] = {
 	  "SEND longer than the receive WQE (1/3 packets, ODP): REM_INV_REQ_ERR, LOC_LEN_ERR" },
 	{ "send-inv-bad-rkey", t_send_inv_bad_rkey,
 	  "SEND with Invalidate of a user MR's R_Key: NAKed, REM_INV_REQ_ERR" },
+	{ "inject-leftover", t_inject_leftover,
+	  "failures an earlier run injected are cleared: a first ODP CMP_SWP succeeds" },
 };
 
 void regress_list(void)

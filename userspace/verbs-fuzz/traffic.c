@@ -1607,12 +1607,16 @@ static int check_scatter(const struct m_sge *sge, int nsge, int pd, const uint8_
 				continue;
 			}
 			if ((uint8_t)s.g->data[o] != d[off + j]) {
+				char wd[1400];
+
+				/* the WR's SGEs and remote range: what else reached them? */
 				vf_finding("%s of %s #%llu (%llu bytes): byte %llu at %p (region %d "
-					   "offset %llu) is 0x%02x, expected 0x%02x", what,
+					   "offset %llu) is 0x%02x, expected 0x%02x; the WR: %s", what,
 					   m_op_name[w->req.op], (unsigned long long)w->id,
 					   (unsigned long long)L, (unsigned long long)(off + j),
 					   (void *)(s.g->data + o), (int)(s.g - W.reg),
-					   (unsigned long long)o, (uint8_t)s.g->data[o], d[off + j]);
+					   (unsigned long long)o, (uint8_t)s.g->data[o], d[off + j],
+					   wr_describe(w, wd, sizeof(wd)));
 				return -1;
 			}
 			s.g->shadow[o] = d[off + j];

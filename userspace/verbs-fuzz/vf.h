@@ -299,6 +299,7 @@ const char *status_name(int st);
 /* chaos.c */
 void chaos_step(struct rng *r);
 void *chaos_thread(void *arg);
+int chaos_inject_clear(void);
 
 /* regress.c */
 int regress_run(const char *only);

@@ -745,6 +745,10 @@ int world_init(char *err, size_t errlen)
 	}
 	W.have_huge = huge_free() >= 4;
 	W.have_inject = !access("/sys/module/rdma_rxe/parameters/odp_fail_faults", W_OK);
+	if (W.have_inject && chaos_inject_clear()) {
+		snprintf(err, errlen, "cannot clear odp_fail_faults: %s", strerror(errno));
+		return -1;
+	}
 	W.have_poison = geteuid() == 0;
 	(void)read_long;
 	(void)v;
