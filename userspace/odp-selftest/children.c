@@ -266,6 +266,43 @@ static void *remap_loop(void *arg)
 	return NULL;
 }
 
+/* An access got no completion within e->poll_ms while the remapper ran.
+ * Each remap invalidates the chunks, so a fault on a slow (debug, TCG)
+ * kernel may lose the race every time: the responder answers RNR NAK and
+ * the requester, with rnr_retry 7 (unbounded), tries again for as long as
+ * the remapper runs. That livelock is the adversary's, not a hang: stop
+ * the remapper (it leaves the chunks mapped) and require the completion
+ * within e->poll_ms more; none then is a hang. Says the counters either
+ * way. Returns poll_one()'s result. */
+static int remap_race_stalled(struct env *e, struct remapper *r, pthread_t th,
+			      const struct odpc *c0, struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	static const char *const names[] = { "rcvd_rnr_err", "send_rnr_err" };
+	long long rnr[2];
+	struct odpc c1, c2;
+	int got;
+
+	if (odpc_read(e, &c1) != T_PASS)
+		return -1;
+	hw_counters(e, names, rnr, 2);
+	diag("no completion in %d ms while remapping: since the race began odp_rnr_naks +%ld, odp_fault_retries +%ld, odp_fault_errors +%ld, odp_faults +%ld, odp_invalidations +%ld; rcvd_rnr_err %lld, send_rnr_err %lld; stopping the remapper",
+	     e->poll_ms, c1.rnr_naks - c0->rnr_naks, c1.retries - c0->retries,
+	     c1.errors - c0->errors, c1.faults - c0->faults,
+	     c1.invalidations - c0->invalidations, rnr[0], rnr[1]);
+	r->stop = 1;
+	pthread_join(th, NULL);
+	got = poll_one(e, cq, wc);
+	if (odpc_read(e, &c2) != T_PASS)
+		return -1;
+	hw_counters(e, names, rnr, 2);
+	diag("remapper stopped: %s; since then odp_rnr_naks +%ld, odp_faults +%ld, odp_fault_errors +%ld; rcvd_rnr_err %lld",
+	     got == 1 ? wc_str(wc->status) : "still no completion", c2.rnr_naks - c1.rnr_naks,
+	     c2.faults - c1.faults, c2.errors - c1.errors, rnr[0]);
+	if (got != 1)
+		diag("a hang: the fault cannot lose a race any more");
+	return got;
+}
+
 /* One thread maps and unmaps two chunks in a loop while RDMA WRITEs and
  * READs through the implicit MR hit them: each completes with success, or
  * with a remote access error when it met the hole (the pair is then made
@@ -276,7 +313,8 @@ int t_children_remap_race(struct env *e)
 	struct remapper r = { 0 };
 	time_t t_end;
 	long long f0, f1, c1;
-	int i, n = 400, ok = 0, err = 0, got = 1, bad = 0;
+	int i, n = 400, ok = 0, err = 0, got = 1, bad = 0, stalled = 0;
+	struct odpc c0;
 	size_t chunk;
 	struct ibv_mr *mr;
 	struct lb_pair p;
@@ -292,10 +330,11 @@ int t_children_remap_race(struct env *e)
 	TRY(test_mr(e, 1, NULL, 0, &mr));
 	TRY(rc_pair_create(e, &p, NULL));
 	f0 = mrattr(e, mr, "odp_children_freed");
+	TRY(odpc_read(e, &c0));
 	CHECK(!pthread_create(&th, NULL, remap_loop, &r), "pthread_create");
 	/* at most RACE_SECONDS: the debug kernel under TCG is much slower */
 	t_end = time(NULL) + RACE_SECONDS;
-	for (i = 0; i < n && time(NULL) < t_end; i++) {
+	for (i = 0; i < n && !r.stop && time(NULL) < t_end; i++) {
 		/* 2 pages across the boundary of the two chunks */
 		uint64_t dst = va(r.p) + chunk - e->page;
 
@@ -306,6 +345,12 @@ int t_children_remap_race(struct env *e)
 			break;
 		}
 		got = poll_one(e, p.a.cq, &wc);
+		if (!got) {
+			/* a livelock while the remapper runs, or a hang? */
+			got = remap_race_stalled(e, &r, th, &c0, p.a.cq, &wc);
+			if (got == 1)
+				stalled++;
+		}
 		if (got != 1) {
 			bad = 1;
 			break;
@@ -321,17 +366,23 @@ int t_children_remap_race(struct env *e)
 		err++;
 		lb_pair_destroy(&p);
 		if (rc_pair_create(e, &p, NULL) != T_PASS) {
-			r.stop = 1;
-			pthread_join(th, NULL);
+			if (!r.stop) {
+				r.stop = 1;
+				pthread_join(th, NULL);
+			}
 			return T_FAIL;
 		}
 	}
-	r.stop = 1;
-	pthread_join(th, NULL);
+	if (!r.stop) {
+		r.stop = 1;
+		pthread_join(th, NULL);
+	}
 	f1 = mrattr(e, mr, "odp_children_freed");
 	c1 = mrattr(e, mr, "odp_children");
 	diag("%d accesses: %d ok, %d remote access errors; %ld remaps (%ld through a hole, %ld failed); children freed +%lld, %lld now",
 	     i, ok, err, r.rounds, r.holes, r.fails, f1 - f0, c1);
+	if (stalled)
+		diag("access %d completed only once the remapper stopped", i);
 	CHECK(!bad, "access %d: %s", i + 1,
 	      got != 1 ? "no completion" : wc_str(wc.status));
 	CHECK(!r.fails, "mmap MAP_FIXED failed");
