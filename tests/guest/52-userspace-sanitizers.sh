@@ -27,7 +27,7 @@
 #   odp-bench caps/reg/pass/inval/mem, fault-cost, aging-probe, young-scale
 #     at bench/guest.sh --smoke's sizes or smaller, tcg-probe, and
 #     advise-check through the ASan build of librxe-odp-advise.so;
-#   reclaim-verify: every reclaim kind on ODP MRs (6 s), then --implicit
+#   reclaim-verify: every reclaim kind but compact and thp on ODP MRs (6 s), then --implicit
 #     --mix (implicit ODP and pinned MRs, 3 s; rxe0 moves to a dummy netdev
 #     for rdma_cm: last).
 # 150-200 s at host load 5-7 (odp-selftest 45-71 s of it), about 6 minutes
@@ -134,7 +134,12 @@ step "advise-check" env LD_PRELOAD="$libasan $SAN_SO" RXE_ODP_ADVISE_VERBOSE=1 "
 # reclaim-verify (rdma_cm: rxe0 on a dummy netdev)
 source "$TOP/userspace/reclaim-verify/guest-env.sh"
 rv_guest_setup || fail "guest setup for reclaim-verify"
-step "reclaim-verify ODP, every kind" timeout 300 "$SAN/reclaim-verify" --addr "$RV_ADDR" -d 6 --progress 3
+# Not compact or thp: under TCG, writes to a freed block that held executed
+# code are 100-1000x slower (tests/guest/pending/README, 36), and the slower
+# ASan build turned that into soft lockups here (session 11); guest/35 and
+# debug/35 run every kind with the normal build.
+step "reclaim-verify ODP, every kind but compact and thp" timeout 300 "$SAN/reclaim-verify" --addr "$RV_ADDR" \
+	-r pageout,dontneed,remap,mprotect,fork,cgroup -d 6 --progress 3
 step "reclaim-verify --implicit --mix" timeout 300 "$SAN/reclaim-verify" --addr "$RV_ADDR" --implicit --mix \
 	-r pageout,dontneed -d 3 --progress 0
 echo "userspace-sanitizers: ok, $((SECONDS - T0)) s"
