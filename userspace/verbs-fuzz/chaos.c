@@ -4,6 +4,7 @@
  * (destroy, ERR) and the driver's transient fault path (odp_fail_faults).
  * Each change is made under the world lock and recorded in the model;
  * the WRs in flight that it may affect are evaluated again. */
+#include "sysfile.h"
 #include "uverbs.h"
 #include "vf.h"
 
@@ -508,16 +509,10 @@ static int inject_op(struct rng *r)
  */
 int chaos_inject_clear(void)
 {
-	FILE *f = fopen(INJECT, "w");
-
-	if (!f)
+	if (sysfile_write(INJECT, "0"))
 		return -1;
-	if (fprintf(f, "0\n") < 0) {
-		fclose(f);
-		return -1;
-	}
 	W.inject_pending = 0;
-	return fclose(f) ? -1 : 0;
+	return 0;
 }
 
 static void inject_poll(void)
