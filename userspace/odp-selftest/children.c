@@ -266,6 +266,15 @@ static void *remap_loop(void *arg)
 	return NULL;
 }
 
+/* Stop the remapper thread once (it leaves the chunks mapped). */
+static void remapper_stop(struct remapper *r, pthread_t th)
+{
+	if (r->stop)
+		return;
+	r->stop = 1;
+	pthread_join(th, NULL);
+}
+
 /* An access got no completion within e->poll_ms while the remapper ran.
  * Each remap invalidates the chunks, so a fault on a slow (debug, TCG)
  * kernel may lose the race every time: the responder answers RNR NAK and
@@ -289,8 +298,7 @@ static int remap_race_stalled(struct env *e, struct remapper *r, pthread_t th,
 	     e->poll_ms, c1.rnr_naks - c0->rnr_naks, c1.retries - c0->retries,
 	     c1.errors - c0->errors, c1.faults - c0->faults,
 	     c1.invalidations - c0->invalidations, rnr[0], rnr[1]);
-	r->stop = 1;
-	pthread_join(th, NULL);
+	remapper_stop(r, th);
 	got = poll_one(e, cq, wc);
 	if (odpc_read(e, &c2) != T_PASS)
 		return -1;
@@ -366,17 +374,11 @@ int t_children_remap_race(struct env *e)
 		err++;
 		lb_pair_destroy(&p);
 		if (rc_pair_create(e, &p, NULL) != T_PASS) {
-			if (!r.stop) {
-				r.stop = 1;
-				pthread_join(th, NULL);
-			}
+			remapper_stop(&r, th);
 			return T_FAIL;
 		}
 	}
-	if (!r.stop) {
-		r.stop = 1;
-		pthread_join(th, NULL);
-	}
+	remapper_stop(&r, th);
 	f1 = mrattr(e, mr, "odp_children_freed");
 	c1 = mrattr(e, mr, "odp_children");
 	diag("%d accesses: %d ok, %d remote access errors; %ld remaps (%ld through a hole, %ld failed); children freed +%lld, %lld now",

@@ -477,15 +477,12 @@ static int qp_op(struct rng *r, enum kind k)
 
 static int inject_op(struct rng *r)
 {
-	FILE *f;
+	char n[16];
 
 	if (!W.have_inject || W.inject_pending)
 		return 0;
-	f = fopen(INJECT, "w");
-	if (!f)
-		return 0;
-	fprintf(f, "%u\n", (unsigned int)rng_range(r, 1, 20));
-	if (fclose(f))
+	snprintf(n, sizeof(n), "%u", (unsigned int)rng_range(r, 1, 20));
+	if (sysfile_write(INJECT, n))
 		return 0;
 	W.inject_pending = 1;
 	traffic_reevaluate(-1, 1);
