@@ -19,23 +19,17 @@ command -v roce-fuzz >/dev/null || fail "roce-fuzz not built (make)"
 # ICRC against rxe's own packets: lo would loop them back inside rxe. (Every
 # fuzz run also proves it on rxe0: a crafted packet must be accepted, the
 # same with a wrong ICRC dropped.)
-if ip link add rfz0 type veth peer name rfz1 2>/dev/null; then
-	ip netns add rfzpeer || fail "ip netns add"
-	ip link set rfz1 netns rfzpeer
-	ip addr add 169.254.77.1/24 dev rfz0
-	ip link set rfz0 up
-	ip -n rfzpeer addr add 169.254.77.2/24 dev rfz1
-	ip -n rfzpeer link set rfz1 up
-	rdma link add rfzrxe type rxe netdev rfz0 || fail "rdma link add on veth"
+veth_rxe rfz 169.254.77.1 169.254.77.2
+case $? in
+0)
 	sleep 1
 	roce-fuzz --capture rfz0 --peer 169.254.77.2 --dev rfzrxe | tail -4 ||
 		fail "the fuzzer's ICRC does not match the packets rxe sends"
-	rdma link delete rfzrxe
-	ip netns delete rfzpeer
-	ip link delete rfz0 2>/dev/null
-else
-	echo "NOTE: no veth in this kernel: capture check not run (the ICRC is still checked on rxe0)"
-fi
+	veth_rxe_del rfz
+	;;
+77) echo "NOTE: no veth in this kernel: capture check not run (the ICRC is still checked on rxe0)" ;;
+*) fail "veth_rxe" ;;
+esac
 
 # The minimal reproducers of the bugs the fuzzer found (patches 0016, 0017, 0023, 0029).
 roce-fuzz --regress all || fail "a regression case of an earlier roce-fuzz finding failed"

@@ -21,7 +21,7 @@ source "$TOP/tests/lib/guest.sh"
 source "$TOP/tests/lib/pair.sh"
 source "$TOP/userspace/reclaim-verify/guest-env.sh"
 
-CNT="out_of_seq_request duplicate_request rcvd_seq_err completer_retry_err rcvd_rnr_err send_rnr_err retry_exceeded_err retry_rnr_exceeded_err odp_rnr_naks odp_fault_retries odp_fault_errors"
+CNT="send_err out_of_seq_request duplicate_request rcvd_seq_err completer_retry_err rcvd_rnr_err send_rnr_err retry_exceeded_err retry_rnr_exceeded_err odp_rnr_naks odp_fault_retries odp_fault_errors"
 declare -A c0
 for c in $CNT; do c0[$c]=$(pair_hw "$c"); done
 tc qdisc show dev eth0 | grep -q 'netem.*loss 1%' || fail "no netem loss on eth0 in $ROLE: $(tc qdisc show dev eth0)"

@@ -2,6 +2,7 @@
  * UD QPs on it. */
 #include "loopback.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -103,6 +104,18 @@ int lb_dev_gid(struct lb_dev *d, int index)
 		       d->port);
 }
 
+int lb_gid_ipv4(const char *addr, union ibv_gid *gid)
+{
+	struct in_addr a;
+
+	if (inet_pton(AF_INET, addr, &a) != 1)
+		return -1;
+	memset(gid, 0, sizeof(*gid));
+	gid->raw[10] = gid->raw[11] = 0xff;
+	memcpy(gid->raw + 12, &a, sizeof(a));
+	return 0;
+}
+
 void lb_dev_close(struct lb_dev *d)
 {
 	if (d->pd)
@@ -175,7 +188,7 @@ int lb_qp_connect(struct lb_dev *d, struct ibv_qp *qp, uint32_t dqpn,
 	}
 	a.min_rnr_timer = tune->min_rnr_timer;
 	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = d->gid;
+	a.ah_attr.grh.dgid = at->dgid ? *at->dgid : d->gid;
 	a.ah_attr.grh.sgid_index = (uint8_t)d->gid_index;
 	a.ah_attr.grh.hop_limit = at->hop_limit;
 	a.ah_attr.port_num = d->port;

@@ -33,6 +33,10 @@ int lb_dev_open(struct lb_dev *d, const char *name, uint8_t port);
  * the first IPv4-mapped one (::ffff:a.b.c.d, RoCEv2 over IPv4). */
 int lb_dev_gid(struct lb_dev *d, int index);
 
+/* The IPv4-mapped GID (::ffff:a.b.c.d, RoCEv2 over IPv4) of the dotted
+ * address addr, another host's: 0, or -1 if addr is no IPv4 address. */
+int lb_gid_ipv4(const char *addr, union ibv_gid *gid);
+
 /* Release the PD and close the device (what of it was set up). */
 void lb_dev_close(struct lb_dev *d);
 
@@ -49,6 +53,7 @@ struct lb_pair_attr {
 	uint8_t max_rd_atomic;		/* READs/atomics in flight, both ways */
 	uint8_t hop_limit;
 	uint8_t timeout;		/* local ACK timeout, 4.096 us << timeout */
+	const union ibv_gid *dgid;	/* lb_qp_connect()'s remote GID; NULL: d's */
 };
 
 /* One end: a QP and the CQ its sends and receives complete on. */
@@ -73,7 +78,8 @@ struct lb_qp_tune {
 };
 
 /* Take qp (created on d, in RESET) to RTS, connected to QP number dqpn on
- * d's GID, with at's settings and tune's (NULL: the defaults above). */
+ * d's GID (or at->dgid's, another host's), with at's settings and tune's
+ * (NULL: the defaults above). */
 int lb_qp_connect(struct lb_dev *d, struct ibv_qp *qp, uint32_t dqpn,
 		  const struct lb_pair_attr *at, const struct lb_qp_tune *tune);
 

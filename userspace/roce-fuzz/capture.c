@@ -69,19 +69,15 @@ int fz_capture(const char *devname, const char *ifname, const char *peer, int du
 	struct ibv_ah_attr aa;
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL) };
 	struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
-	struct in_addr pa;
 	union ibv_gid dgid;
 	int s = -1, rc_ = 2, good = 0, bad = 0, ops = 0, dumped = 0;
 	unsigned int seen[256] = { 0 };
 	time_t end;
 
-	if (inet_pton(AF_INET, peer, &pa) != 1) {
+	if (lb_gid_ipv4(peer, &dgid)) {
 		fprintf(stderr, "roce-fuzz: capture: bad peer address %s\n", peer);
 		return 2;
 	}
-	memset(&dgid, 0, sizeof(dgid));
-	dgid.raw[10] = dgid.raw[11] = 0xff;
-	memcpy(dgid.raw + 12, &pa, 4);
 	if (lb_dev_open(&d, devname, 1) || lb_dev_gid(&d, -1)) {
 		fprintf(stderr, "roce-fuzz: capture: %s\n", d.err);
 		goto out;
