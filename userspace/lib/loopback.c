@@ -253,8 +253,8 @@ int lb_pair_create(struct lb_dev *d, struct lb_pair *p, const struct lb_pair_att
 		return -1;
 	if (qp_create(d, &p->a, at, NULL) || qp_create(d, &p->b, at, at->srq_b))
 		return -1;
-	if (lb_qp_connect(d, p->a.qp, p->b.qp->qp_num, at, NULL) ||
-	    lb_qp_connect(d, p->b.qp, p->a.qp->qp_num, at, NULL))
+	if (lb_qp_connect(d, p->a.qp, p->b.qp->qp_num, at, at->tune) ||
+	    lb_qp_connect(d, p->b.qp, p->a.qp->qp_num, at, at->tune))
 		return -1;
 	return 0;
 }

@@ -40,6 +40,8 @@ int lb_gid_ipv4(const char *addr, union ibv_gid *gid);
 /* Release the PD and close the device (what of it was set up). */
 void lb_dev_close(struct lb_dev *d);
 
+struct lb_qp_tune;
+
 /* How the two QPs of a pair are made and connected; the tools differ here. */
 struct lb_pair_attr {
 	int cqe_a;			/* entries of QP a's CQ */
@@ -54,6 +56,7 @@ struct lb_pair_attr {
 	uint8_t hop_limit;
 	uint8_t timeout;		/* local ACK timeout, 4.096 us << timeout */
 	const union ibv_gid *dgid;	/* lb_qp_connect()'s remote GID; NULL: d's */
+	const struct lb_qp_tune *tune;	/* both QPs' (lb_qp_connect()); NULL: defaults */
 };
 
 /* One end: a QP and the CQ its sends and receives complete on. */

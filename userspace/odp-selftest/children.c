@@ -315,9 +315,27 @@ static int remap_race_stalled(struct env *e, struct remapper *r, pthread_t th,
  * READs through the implicit MR hit them: each completes with success, or
  * with a remote access error when it met the hole (the pair is then made
  * again); never a hang, never a kernel report (console gate). Children
- * are freed meanwhile and made again. */
+ * are freed meanwhile and made again.
+ *
+ * One more ending is legitimate (KNOWN-ISSUES 15): a READ's ACK timer may
+ * fire while the responder is still faulting (a slow kernel), so the READ
+ * is sent again after it completed; the responder replays it from the
+ * pages mapped now, meets the hole, answers a remote access error at that
+ * old PSN, which the requester, past it, drops as a ghost, and goes to the
+ * error state, where it drops the next request. Only the requester's
+ * retry count ends that: rxe reads retry_cnt 7 as "forever" (stock rxe,
+ * unlike the IBTA's seven retries), so the QPs here have retry_cnt 6, and
+ * the next access completes with retry exceeded, accepted only when the
+ * responder QP is in the error state. The ACK timeout is ~0.5 s, so that
+ * seven in a row (~3.8 s) are not spent on a responder that is merely slow
+ * (the debug kernel under TCG stalls past ~0.27 s in one run of 2). */
 int t_children_remap_race(struct env *e)
 {
+	static const struct lb_qp_tune tune = { .retry_cnt = 6, .rnr_retry = 7,
+						.min_rnr_timer = 12, .max_dest_rd_atomic = 16 };
+	static const char *const hw[] = { "duplicate_request", "retry_exceeded_err" };
+	long long hw0[2], hw1[2];
+	int dead = 0;
 	struct remapper r = { 0 };
 	time_t t_end;
 	long long f0, f1, c1;
@@ -336,7 +354,8 @@ int t_children_remap_race(struct env *e)
 	src = map_anon(2 * e->page, e->page);
 	CHECK(r.p && src, "mmap: %s", strerror(errno));
 	TRY(test_mr(e, 1, NULL, 0, &mr));
-	TRY(rc_pair_create(e, &p, NULL));
+	TRY(rc_pair_create_tuned(e, &p, NULL, &tune, 17));
+	hw_counters(e, hw, hw0, 2);
 	f0 = mrattr(e, mr, "odp_children_freed");
 	TRY(odpc_read(e, &c0));
 	CHECK(!pthread_create(&th, NULL, remap_loop, &r), "pthread_create");
@@ -367,13 +386,16 @@ int t_children_remap_race(struct env *e)
 			ok++;
 			continue;
 		}
-		if (wc.status != IBV_WC_REM_ACCESS_ERR) {
+		if (wc.status == IBV_WC_RETRY_EXC_ERR && qp_state(p.b.qp) == IBV_QPS_ERR)
+			dead++;	/* the responder failed a resent READ (above) */
+		else if (wc.status == IBV_WC_REM_ACCESS_ERR)
+			err++;
+		else {
 			bad = 1;
 			break;
 		}
-		err++;
 		lb_pair_destroy(&p);
-		if (rc_pair_create(e, &p, NULL) != T_PASS) {
+		if (rc_pair_create_tuned(e, &p, NULL, &tune, 17) != T_PASS) {
 			remapper_stop(&r, th);
 			return T_FAIL;
 		}
@@ -381,12 +403,16 @@ int t_children_remap_race(struct env *e)
 	remapper_stop(&r, th);
 	f1 = mrattr(e, mr, "odp_children_freed");
 	c1 = mrattr(e, mr, "odp_children");
-	diag("%d accesses: %d ok, %d remote access errors; %ld remaps (%ld through a hole, %ld failed); children freed +%lld, %lld now",
-	     i, ok, err, r.rounds, r.holes, r.fails, f1 - f0, c1);
+	hw_counters(e, hw, hw1, 2);
+	diag("%d accesses: %d ok, %d remote access errors, %d retry exceeded (responder in error); %ld remaps (%ld through a hole, %ld failed); children freed +%lld, %lld now; duplicate_request +%lld, retry_exceeded_err +%lld",
+	     i, ok, err, dead, r.rounds, r.holes, r.fails, f1 - f0, c1, hw1[0] - hw0[0],
+	     hw1[1] - hw0[1]);
 	if (stalled)
 		diag("access %d completed only once the remapper stopped", i);
-	CHECK(!bad, "access %d: %s", i + 1,
-	      got != 1 ? "no completion" : wc_str(wc.status));
+	CHECK(!bad, "access %d: %s%s", i + 1,
+	      got != 1 ? "no completion" : wc_str(wc.status),
+	      got == 1 && wc.status == IBV_WC_RETRY_EXC_ERR ?
+	      " with the responder QP not in the error state" : "");
 	CHECK(!r.fails, "mmap MAP_FIXED failed");
 	CHECK(ok > 0 && i >= 20, "%d accesses, %d succeeded", i, ok);
 	lb_pair_destroy(&p);

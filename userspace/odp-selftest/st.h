@@ -150,6 +150,10 @@ int need_odp_rc(struct env *e, uint32_t need);
 /* A loopback RC pair (a = requester side, b = responder side, receiving
  * from srq_b if not NULL), each with its own CQ; lb_pair_destroy() frees it. */
 int rc_pair_create(struct env *e, struct lb_pair *p, struct ibv_srq *srq_b);
+/* The same with tune's retry counts (NULL: 7, "forever" in rxe) and a local
+ * ACK timeout of 4.096 us << timeout (0: rc_pair_create()'s 14, ~67 ms). */
+int rc_pair_create_tuned(struct env *e, struct lb_pair *p, struct ibv_srq *srq_b,
+			 const struct lb_qp_tune *tune, uint8_t timeout);
 int qp_state(struct ibv_qp *qp);
 int wait_qp_err(struct env *e, struct ibv_qp *qp);
 

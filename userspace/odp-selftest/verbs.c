@@ -64,7 +64,8 @@ int need_odp_rc(struct env *e, uint32_t need)
 	return T_PASS;
 }
 
-int rc_pair_create(struct env *e, struct lb_pair *p, struct ibv_srq *srq_b)
+int rc_pair_create_tuned(struct env *e, struct lb_pair *p, struct ibv_srq *srq_b,
+			 const struct lb_qp_tune *tune, uint8_t timeout)
 {
 	static const struct lb_pair_attr attr = {
 		.cqe_a = 1024,
@@ -82,11 +83,19 @@ int rc_pair_create(struct env *e, struct lb_pair *p, struct ibv_srq *srq_b)
 	struct lb_pair_attr at = attr;
 
 	at.srq_b = srq_b;
+	at.tune = tune;
+	if (timeout)
+		at.timeout = timeout;
 	if (lb_pair_create(&e->dev, p, &at)) {
 		diag("%s", e->dev.err);
 		return T_FAIL;
 	}
 	return T_PASS;
+}
+
+int rc_pair_create(struct env *e, struct lb_pair *p, struct ibv_srq *srq_b)
+{
+	return rc_pair_create_tuned(e, p, srq_b, NULL, 0);
 }
 
 int qp_state(struct ibv_qp *qp)
