@@ -198,11 +198,14 @@ static const char *wr_describe(const struct wrrec *w, char *b, size_t len)
 	size_t n = 0;
 	int i;
 
-	n += (size_t)snprintf(b + n, len - n, "%s path %d nsge %d%s len %llu%s%s (post allowed "
-			      "0x%x recv 0x%x):", m_op_name[w->req.op], w->req.path, w->req.nsge,
-			      w->req.inl ? " inline" : "", (unsigned long long)w->out.len,
-			      w->rnr_possible ? " rnr-possible" : "", w->conflict ? " conflict" : "",
-			      w->out.req, w->out.recv);
+	n += (size_t)snprintf(b + n, len - n, "%s path %d nsge %d%s len %llu%s%s%s%s%s (post "
+			      "allowed 0x%x recv 0x%x):", m_op_name[w->req.op], w->req.path,
+			      w->req.nsge, w->req.inl ? " inline" : "",
+			      (unsigned long long)w->out.len, w->rnr_possible ? " rnr-possible" : "",
+			      w->conflict & CF_OVERLAP ? " conflict" : "",
+			      w->conflict & CF_TAINT ? " tainted" : "",
+			      w->conflict & CF_LATE ? " late-target" : "",
+			      w->conflict & CF_RECV ? " recv-posted-over" : "", w->out.req, w->out.recv);
 	for (i = 0; i < w->req.nsge && i < M_MAX_SGE && n < len; i++) {
 		char pg[48];
 
@@ -295,9 +298,10 @@ static int sge_spans(const struct m_sge *sge, int nsge, int pd, uint64_t len, in
 	return n;
 }
 
-/* The spans a WR reaches: its SGE parts, then its remote range. */
+/* The spans a WR reaches: its SGE parts, then its remote range (*remote:
+ * its index, -1 if none). */
 static int wr_spans(const struct wrrec *w, const struct vq *rq, const struct vq *rs,
-		    struct span *s)
+		    struct span *s, int *remote)
 {
 	enum m_op op = w->req.op;
 	uint64_t L = w->out.len;
@@ -309,14 +313,19 @@ static int wr_spans(const struct wrrec *w, const struct vq *rq, const struct vq 
 		n = sge_spans(w->req.sge, w->req.nsge, rq->m.pd, L, 1, s);
 	else if (op != M_ATOMIC_WRITE && op != M_FLUSH && !w->req.inl)
 		n = sge_spans(w->req.sge, w->req.nsge, rq->m.pd, L, 0, s);
+	*remote = -1;
 	switch (op) {
 	case M_WRITE: case M_WRITE_IMM: case M_READ:
-		if (L && span_of(w->req.rkey, rs->m.pd, w->req.raddr, L, &s[n]))
+		if (L && span_of(w->req.rkey, rs->m.pd, w->req.raddr, L, &s[n])) {
+			*remote = n;
 			s[n++].dest = op != M_READ;
+		}
 		break;
 	case M_CAS: case M_FADD: case M_ATOMIC_WRITE:
-		if (span_of(w->req.rkey, rs->m.pd, w->req.raddr, 8, &s[n]))
+		if (span_of(w->req.rkey, rs->m.pd, w->req.raddr, 8, &s[n])) {
+			*remote = n;
 			s[n++].dest = 1;
+		}
 		break;
 	default:
 		break;
@@ -368,7 +377,7 @@ static int span_tainted(const struct span *s)
  * waiting for their receive WQE (consumer 1).
  */
 static void mark_conflicts(int (*hit)(const struct wrrec *u, int consumer, const void *arg),
-			   const void *arg)
+			   const void *arg, unsigned int why)
 {
 	int pp, j;
 
@@ -377,12 +386,126 @@ static void mark_conflicts(int (*hit)(const struct wrrec *u, int consumer, const
 
 		for (j = 0; j < qq->sqn; j++)
 			if (hit(qq->sq[j], 0, arg))
-				qq->sq[j]->conflict = 1;
+				qq->sq[j]->conflict |= why;
 		if (pp < VF_NPAIR)
 			for (j = 0; j < W.pair[pp].b.consn; j++)
 				if (hit(W.pair[pp].b.cons[j], 1, arg))
-					W.pair[pp].b.cons[j]->conflict = 1;
+					W.pair[pp].b.cons[j]->conflict |= why;
 	}
+}
+
+static void hostile_taint(int p, int i);
+
+/* Does a span of a[0..na) overlap one of b[0..nb) (of b's written ones
+ * only, with b_dest)? */
+static int spans_hit(const struct span *a, int na, const struct span *b, int nb, int b_dest)
+{
+	int i, j;
+
+	for (i = 0; i < na; i++)
+		for (j = 0; j < nb; j++)
+			if ((b[j].dest || !b_dest) && spans_overlap(&a[i], &b[j]))
+				return 1;
+	return 0;
+}
+
+/* The receive WQEs posted (RQs, SRQ, UD) whose buffers overlap what
+ * s[0..n) writes: it may land before or after the message they take, so
+ * that message's data has no determined value */
+static void mark_recv_conflicts(const struct span *s, int n, unsigned int why)
+{
+	int pp, j;
+
+	for (pp = 0; pp < VF_NPAIR + VF_NUD; pp++) {
+		struct vq *qq = pp < VF_NPAIR ? &W.pair[pp].b : &W.ud[pp - VF_NPAIR];
+
+		if (pp < VF_NPAIR ? !W.pair[pp].live : !W.ud_live[pp - VF_NPAIR])
+			continue;
+		for (j = 0; j < qq->rqn; j++)
+			if (spans_hit(qq->rq[j]->sp, qq->rq[j]->nsp, s, n, 1))
+				qq->rq[j]->conflict |= why;
+	}
+	for (j = 0; j < W.srqn; j++)
+		if (spans_hit(W.srqq[j]->sp, W.srqq[j]->nsp, s, n, 1))
+			W.srqq[j]->conflict |= why;
+}
+
+/* Is s[0..n) written by a WR in flight or by the message of a posted
+ * receive WQE other than skip? */
+static int dest_busy(const struct span *s, int n, const struct rrec *skip)
+{
+	int pp, j;
+
+	for (pp = 0; pp < VF_NPAIR + VF_NUD; pp++) {
+		struct vq *qa = pp < VF_NPAIR ? &W.pair[pp].a : &W.ud[pp - VF_NPAIR];
+		struct vq *qb = pp < VF_NPAIR ? &W.pair[pp].b : qa;
+
+		if (pp < VF_NPAIR ? !W.pair[pp].live : !W.ud_live[pp - VF_NPAIR])
+			continue;
+		for (j = 0; j < qa->sqn; j++)
+			if (!qa->sq[j]->done && spans_hit(s, n, qa->sq[j]->sp, qa->sq[j]->nsp, 1))
+				return 1;
+		for (j = 0; j < qb->rqn; j++)
+			if (qb->rq[j] != skip && spans_hit(s, n, qb->rq[j]->sp, qb->rq[j]->nsp, 1))
+				return 1;
+	}
+	for (j = 0; j < W.srqn; j++)
+		if (W.srqq[j] != skip && spans_hit(s, n, W.srqq[j]->sp, W.srqq[j]->nsp, 1))
+			return 1;
+	return 0;
+}
+
+/*
+ * A WR that completes in error is over for its requester, not for its
+ * responder: the packets it sent before the error (a later WR's local
+ * failure moving the QP to ERR flushes it at once, a local fault at its
+ * own packet k stops it after packets 0..k-1, chaos moves the requester
+ * to ERR) wait in the responder's queue and are written when the
+ * responder gets to them, maybe well after the completion.  rxe's
+ * responder is a QP of its own: nothing but its destruction
+ * (rxe_qp_do_cleanup() stops its task and drops the packets) stops it.
+ * So the target a failed WR names stays busy until its pair is destroyed:
+ * WRs and receive WQEs posted over it meanwhile have no determined data.
+ */
+static void late_keep(struct pair *P, const struct wrrec *w)
+{
+	const struct span *s;
+
+	if (w->remote_sp < 0 || !w->sp[w->remote_sp].dest)
+		return;
+	s = &w->sp[w->remote_sp];
+	if (P->nlate == VF_LATE) {
+		/* cannot be: a pair retires at its first error, so only the
+		 * WRs it had then can fail; the whole region, to be safe */
+		hostile_taint((int)(P - W.pair), (int)(s->g - W.reg));
+		return;
+	}
+	P->late[P->nlate++] = *s;
+}
+
+/* Does a failed WR's responder still reach s[0..n)? */
+static int late_busy(const struct span *s, int n)
+{
+	int p;
+
+	for (p = 0; p < VF_NPAIR; p++)
+		if (W.pair[p].live && W.pair[p].nlate &&
+		    spans_hit(W.pair[p].late, W.pair[p].nlate, s, n, 0))
+			return 1;
+	return 0;
+}
+
+/* Pair p's QPs are destroyed: what its failed WRs sent is written or gone */
+void traffic_late_release(int p)
+{
+	struct pair *P = &W.pair[p];
+	int i;
+
+	/* (a region made again meanwhile loses what it knows there: no harm) */
+	for (i = 0; i < P->nlate; i++)
+		if (P->late[i].g->used)
+			shadow_set_unknown(P->late[i].g, P->late[i].off, P->late[i].len);
+	P->nlate = 0;
 }
 
 /* Every byte of the span known, and seen by the MR as the CPU sees it */
@@ -419,6 +542,7 @@ static struct wrrec *wr_new(void)
 		exit(2);
 	}
 	w->id = ++W.next_id;
+	w->remote_sp = -1;
 	return w;
 }
 
@@ -569,6 +693,15 @@ void traffic_reevaluate(int region, int all)
 
 /* ---------------------------------------------------------------- receive */
 
+/* mark_conflicts(): a send overlapping receive WQE x's buffers (arg); the
+ * messages waiting for a receive WQE are handled by their WQEs' marks */
+static int overlaps_rrec(const struct wrrec *u, int consumer, const void *arg)
+{
+	const struct rrec *x = arg;
+
+	return !consumer && spans_hit(u->sp, u->nsp, x->sp, x->nsp, 0);
+}
+
 static struct rrec *rrec_make(struct rng *r, unsigned int max_sge, int srq, int ud)
 {
 	struct rrec *x = calloc(1, sizeof(*x));
@@ -615,6 +748,20 @@ static int post_rrec(struct vq *q, struct rrec *x)
 		return -1;
 	}
 	x->nsp = sge_spans(x->r.sge, x->r.nsge, 0, UINT64_MAX, 1, x->sp);
+	/*
+	 * Buffers that a WR in flight (or another receive WQE) reaches: the
+	 * message this WQE takes lands before or after that access, in an
+	 * order nothing sets (two QPs), so neither has a determined result.
+	 * pend_busy() at a WR's post covers only WQEs posted before it.
+	 */
+	if (pend_busy(x->sp, x->nsp)) {
+		if (dest_busy(x->sp, x->nsp, x))
+			x->conflict |= CF_RECV;
+		mark_conflicts(overlaps_rrec, x, CF_RECV);
+		mark_recv_conflicts(x->sp, x->nsp, CF_RECV);
+	}
+	if (late_busy(x->sp, x->nsp))
+		x->conflict |= CF_LATE;
 	pend_add(x->sp, x->nsp, +1);
 	x->posted = 1;
 	if (x->srq) {
@@ -1203,7 +1350,8 @@ static void gen_one(struct rng *r)
 		/* write the tag into the first SGE if the CPU can; else no tag */
 		if (!w->req.inl &&
 		    sge_spans(w->req.sge, w->req.nsge, q->m.pd, 8, 0, sp) == 1 && s->len == 8 &&
-		    !pend_busy(s, 1) && !span_tainted(s) && s->g->pst[s->off / 4096] == MP_RW &&
+		    !pend_busy(s, 1) && !span_tainted(s) && !late_busy(s, 1) &&
+		    s->g->pst[s->off / 4096] == MP_RW &&
 		    s->g->pst[(s->off + 7) / 4096] == MP_RW && !s->g->detached[s->off / 4096] &&
 		    !s->g->detached[(s->off + 7) / 4096]) {
 			memcpy(s->g->data + s->off, &t, 8);
@@ -1215,13 +1363,19 @@ static void gen_one(struct rng *r)
 	}
 	wr_eval(w, 1);
 	note_may_err(w);
-	w->nsp = wr_spans(w, q, rs, w->sp);
+	w->nsp = wr_spans(w, q, rs, w->sp, &w->remote_sp);
 	for (i = 0; i < w->nsp; i++)
-		w->conflict |= span_tainted(&w->sp[i]);
+		if (span_tainted(&w->sp[i]))
+			w->conflict |= CF_TAINT;
+	if (late_busy(w->sp, w->nsp))
+		w->conflict |= CF_LATE;
 	if (pend_busy(w->sp, w->nsp)) {
-		/* overlaps WRs in flight: none of them has a determined result */
-		w->conflict = 1;
-		mark_conflicts(overlaps_wr, w);
+		/* overlaps WRs in flight: none of them has a determined result;
+		 * nor have the messages that take a receive WQE it overlaps
+		 * (the WQE's consumer may be posted later, not overlapping w) */
+		w->conflict |= CF_OVERLAP;
+		mark_conflicts(overlaps_wr, w, CF_OVERLAP);
+		mark_recv_conflicts(w->sp, w->nsp, CF_RECV);
 	}
 	switch (w->req.op) {
 	case M_WRITE: case M_WRITE_IMM: case M_SEND: case M_SEND_IMM: case M_SEND_INV:
@@ -1356,7 +1510,7 @@ static void hostile_taint(int p, int i)
 	W.taint[i]++;
 	region_all_unknown(i);
 	/* WRs in flight that reach it: no determined result any more */
-	mark_conflicts(reaches_region, &W.reg[i]);
+	mark_conflicts(reaches_region, &W.reg[i], CF_TAINT);
 }
 
 /* Every live MR whose key is key (the WQE's rkey or lkey) */
@@ -1736,6 +1890,8 @@ static void complete_send(struct vq *q, struct wrrec *w, const struct ibv_wc *wc
 	if (wc->status != IBV_WC_SUCCESS) {
 		W.st.cqe_err++;
 		q->err_seen = 1;
+		if (P && !P->b.dead)
+			late_keep(P, w);
 		if (P) {
 			if (wc->status == IBV_WC_REM_ACCESS_ERR || wc->status == IBV_WC_REM_INV_REQ_ERR ||
 			    wc->status == IBV_WC_REM_OP_ERR)
@@ -1912,7 +2068,7 @@ static void complete_recv_rc(struct vq *b, struct pair *P, struct rrec *x, const
 				   (unsigned long long)c->id);
 		if (c->req.op == M_WRITE_IMM) {
 			checked = 1;	/* the WQE's buffers are not written */
-		} else if (c->data && !c->raced && !c->conflict) {
+		} else if (c->data && !c->raced && !c->conflict && !x->conflict) {
 			check_scatter(x->r.sge, x->r.nsge, b->m.pd, c->data, c->out.len, "SEND data",
 				      c);
 			/* bytes beyond the message are untouched */

@@ -114,6 +114,20 @@ struct span {
 	int dest;			/* written by the access */
 };
 
+/* Why a WR's (or a receive WQE's) data has no determined value: the
+ * reasons its data check is left out for, as a report names them. */
+enum {
+	CF_OVERLAP = 1 << 0,	/* an access in flight that overlaps it */
+	CF_TAINT = 1 << 1,	/* a region a hostile WQE may write (hostile_taint()) */
+	CF_LATE = 1 << 2,	/* the target of a WR that failed while its responder
+				 * lives: packets it sent may still be written */
+	CF_RECV = 1 << 3,	/* a receive WQE posted over it while it was in flight,
+				 * or over whose buffers it was posted */
+};
+
+/* One span a failed WR's responder may still write (struct pair.late) */
+#define VF_LATE		VF_SQ
+
 /* A posted receive WQE. */
 struct rrec {
 	uint64_t id;
@@ -123,6 +137,8 @@ struct rrec {
 	struct span sp[M_MAX_SGE];	/* its buffers, as claimed at post */
 	int nsp;
 	int posted;
+	unsigned int conflict;		/* CF_*: another access may write its buffers
+					 * around the message's scatter: not checked */
 };
 
 /* A posted send WR. */
@@ -137,7 +153,7 @@ struct wrrec {
 	int resp_may_err;		/* the responder may go to ERR (m_out.resp_err) */
 	int raced;			/* a chaos event touched it: data not checked */
 	uint32_t split_now;		/* m_out.req_split of its latest evaluation */
-	int conflict;			/* overlapping in-flight access: data not checked */
+	unsigned int conflict;		/* CF_*: why its data is not checked */
 	int rnr_possible;		/* no receive WQE may be there when it arrives */
 	int transient;			/* injected transient fault failures may hit it */
 	uint64_t post_tick;
@@ -151,6 +167,7 @@ struct wrrec {
 	uint32_t imm;
 	struct span sp[2 + M_MAX_SGE];	/* memory it reaches, as claimed at post */
 	int nsp;
+	int remote_sp;			/* the index of its remote range in sp, or -1 */
 	int done;			/* its send completion was handled */
 	int refs;			/* send queue, consumer list, UD memory */
 	int hostile;			/* a WQE no library writes: any outcome */
@@ -192,6 +209,8 @@ struct pair {
 	uint64_t retire_tick;
 	int hostile;			/* got a hostile WQE: statuses unchecked */
 	unsigned int taint;		/* regions its hostile WQEs may write (bit i: region i) */
+	struct span late[VF_LATE];	/* targets of its failed WRs, until it is destroyed */
+	int nlate;
 	struct vq a, b;			/* a sends, b responds */
 	int resp_dead;			/* b stopped answering (ERR, destroyed, SEND_INV) */
 	uint64_t serial;
@@ -291,6 +310,7 @@ void traffic_reevaluate(int region, int all);
 void traffic_drain(double secs);
 void traffic_retire_pair(int p, const char *why);
 void traffic_untaint_pair(int p);
+void traffic_late_release(int p);
 int traffic_outstanding(void);
 void traffic_hang_check(void);
 void traffic_maintain(struct rng *r);

@@ -586,6 +586,7 @@ void pair_destroy(int p)
 		vf_finding("ibv_destroy_qp(pair %d b) failed: %s", p, strerror(err));
 	P->a.qp = P->b.qp = NULL;
 	traffic_untaint_pair(p);
+	traffic_late_release(p);
 	vq_free(&P->a);
 	vq_free(&P->b);
 	P->live = 0;
