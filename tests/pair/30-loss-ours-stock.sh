@@ -13,7 +13,7 @@
 # retransmitted, and no QP gave up.
 #
 # The other direction, a stock requester against our ODP responder under
-# loss, is tests/pair/pending/31-loss-stock-requester.sh (pending): stock rxe's requester has
+# loss, is tests/pair/31-loss-stock-requester.sh: stock rxe's requester has
 # the bugs our patches 0014 and 0015 fix in ours (kernel/KNOWN-ISSUES.md 11),
 # so there the lossy part has one-packet WRITE and SEND only.
 # pair-args: --a ours --b stock --mtu 1500 --netem 'loss 1% delay 1ms'

@@ -126,6 +126,7 @@ struct rv_server {
 	struct ibv_device_attr dattr;
 	struct rv_sqp qp[RV_MAXQP];
 	unsigned nqps, nfin;
+	double t_first;		/* rv_now() of the first connection request */
 	atomic_bool ready;
 	int rc;
 };
