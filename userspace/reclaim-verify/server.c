@@ -268,6 +268,16 @@ static int srv_connect_request(struct rv_server *s, struct rdma_cm_event *ev)
 	return 0;
 }
 
+/* How many of the client's QPs are connected (RDMA_CM_EVENT_ESTABLISHED). */
+static unsigned int srv_established(const struct rv_server *s)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < RV_MAXQP; i++)
+		n += s->qp[i].used && s->qp[i].established;
+	return n;
+}
+
 static int srv_cm_events(struct rv_server *s)
 {
 	struct rdma_cm_event *ev;
@@ -281,24 +291,19 @@ static int srv_cm_events(struct rv_server *s)
 		case RDMA_CM_EVENT_CONNECT_REQUEST:
 			rc = srv_connect_request(s, ev);
 			break;
-		case RDMA_CM_EVENT_ESTABLISHED: {
-			unsigned est = 0;
-
-			for (i = 0; i < RV_MAXQP; i++) {
+		case RDMA_CM_EVENT_ESTABLISHED:
+			for (i = 0; i < RV_MAXQP; i++)
 				if (s->qp[i].used && s->qp[i].id == ev->id)
 					s->qp[i].established = true;
-				est += s->qp[i].used && s->qp[i].established;
-			}
 			/* The client starts its traffic once all its QPs are
 			 * connected; so do the reclaim thread and the stall
 			 * clock here.  Reclaim (a fork under the cgroup limit)
 			 * while later QPs still connect can hold the server up
 			 * past the client's wait for ESTABLISHED; its
 			 * rdma_create_qp() then fails with EINVAL. */
-			if (est == s->nqps)
+			if (srv_established(s) == s->nqps)
 				atomic_store(&ctx->traffic_started, true);
 			break;
-		}
 		case RDMA_CM_EVENT_DISCONNECTED:
 			for (i = 0; i < RV_MAXQP; i++)
 				if (s->qp[i].used && s->qp[i].id == ev->id && !s->qp[i].fin &&
@@ -333,12 +338,8 @@ void *rv_server_main(void *arg)
 			break;
 		if (s->nqps && !atomic_load(&ctx->traffic_started) &&
 		    rv_now() - s->t_first > ctx->cfg.stall) {
-			unsigned est = 0;
-
-			for (unsigned i = 0; i < RV_MAXQP; i++)
-				est += s->qp[i].used && s->qp[i].established;
 			rv_fatal(ctx, "server: %u of %u QPs connected %u s after the first request",
-				 est, s->nqps, ctx->cfg.stall);
+				 srv_established(s), s->nqps, ctx->cfg.stall);
 			s->rc = -1;
 			break;
 		}
