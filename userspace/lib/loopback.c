@@ -240,18 +240,33 @@ int lb_ud_ready(struct lb_dev *d, struct ibv_qp *qp, uint32_t qkey, uint32_t psn
 	return 0;
 }
 
+int lb_end_create(struct lb_dev *d, struct lb_end *x, const struct lb_pair_attr *at)
+{
+	memset(x, 0, sizeof(*x));
+	x->cq = cq_create(d, at->cqe_a);
+	if (!x->cq)
+		return -1;
+	return qp_create(d, x, at, NULL);
+}
+
+void lb_end_destroy(struct lb_end *x)
+{
+	if (x->qp)
+		ibv_destroy_qp(x->qp);
+	if (x->cq)
+		ibv_destroy_cq(x->cq);
+	memset(x, 0, sizeof(*x));
+}
+
 int lb_pair_create(struct lb_dev *d, struct lb_pair *p, const struct lb_pair_attr *at)
 {
 	memset(p, 0, sizeof(*p));
 	if (d->gid_index < 0)
 		return lb_fail(d, 0, "lb_pair_create: no GID chosen yet (lb_dev_gid)");
-	p->a.cq = cq_create(d, at->cqe_a);
-	if (!p->a.cq)
+	if (lb_end_create(d, &p->a, at))
 		return -1;
 	p->b.cq = at->cqe_b ? cq_create(d, at->cqe_b) : p->a.cq;
-	if (!p->b.cq)
-		return -1;
-	if (qp_create(d, &p->a, at, NULL) || qp_create(d, &p->b, at, at->srq_b))
+	if (!p->b.cq || qp_create(d, &p->b, at, at->srq_b))
 		return -1;
 	if (lb_qp_connect(d, p->a.qp, p->b.qp->qp_num, at, at->tune) ||
 	    lb_qp_connect(d, p->b.qp, p->a.qp->qp_num, at, at->tune))

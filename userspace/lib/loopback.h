@@ -92,6 +92,12 @@ int lb_qp_connect(struct lb_dev *d, struct ibv_qp *qp, uint32_t dqpn,
  * the three modify_qp calls and their masks. */
 int lb_ud_ready(struct lb_dev *d, struct ibv_qp *qp, uint32_t qkey, uint32_t psn);
 
+/* One end on d's PD: a CQ of at->cqe_a entries and an RC QP on it (in
+ * RESET, at's cap and sq_sig_all) for lb_qp_connect(); on failure what was
+ * made stays in *x for lb_end_destroy(), which frees the QP, then the CQ. */
+int lb_end_create(struct lb_dev *d, struct lb_end *x, const struct lb_pair_attr *at);
+void lb_end_destroy(struct lb_end *x);
+
 /* Create a pair on d's PD and take both QPs to RTS (needs lb_dev_gid()).
  * On failure what was set up stays in *p for lb_pair_destroy(). */
 int lb_pair_create(struct lb_dev *d, struct lb_pair *p, const struct lb_pair_attr *at);

@@ -215,8 +215,10 @@ out:
 
 static int rc_write(struct lb_dev *d, const union ibv_gid *dgid, const struct opts *o)
 {
-	struct lb_pair_attr at = { .mtu = IBV_MTU_1024, .psn = 0x10, .hop_limit = 64,
-				   .timeout = (uint8_t)o->timeout, .dgid = dgid };
+	struct lb_pair_attr at = { .cqe_a = 4, .mtu = IBV_MTU_1024, .psn = 0x10,
+				   .hop_limit = 64, .timeout = (uint8_t)o->timeout, .dgid = dgid,
+				   .cap = { .max_send_wr = 4, .max_recv_wr = 1,
+					    .max_send_sge = 1, .max_recv_sge = 1 } };
 	struct lb_qp_tune tune = { .retry_cnt = (uint8_t)o->retry, .rnr_retry = 0,
 				   .min_rnr_timer = 12 };
 	struct ibv_send_wr wr = { .wr_id = 1, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
@@ -224,26 +226,13 @@ static int rc_write(struct lb_dev *d, const union ibv_gid *dgid, const struct op
 	unsigned int st[IBV_WC_GENERAL_ERR + 1] = { 0 };
 	struct ibv_sge sge;
 	struct lb_buf b = { 0 };
-	struct ibv_qp *qp = NULL;
-	struct ibv_cq *cq;
+	struct lb_end x;
 	double t0;
 	int got, ret = 2;
 
-	cq = ibv_create_cq(d->ctx, 4, NULL, NULL, 0);
-	if (cq) {
-		struct ibv_qp_init_attr ia = { .send_cq = cq, .recv_cq = cq,
-					       .qp_type = IBV_QPT_RC,
-					       .cap = { .max_send_wr = 4, .max_recv_wr = 1,
-							.max_send_sge = 1, .max_recv_sge = 1 } };
-
-		qp = ibv_create_qp(d->pd, &ia);
-	}
-	if (!cq || !qp) {
-		fprintf(stderr, "xmit-lost: RC setup (CQ, QP): %s\n", strerror(errno));
-		goto out;
-	}
-	if (lb_buf_new(d, &b, (size_t)o->rc_kib << 10, 0x5a, IBV_ACCESS_LOCAL_WRITE) ||
-	    lb_qp_connect(d, qp, 0x99, &at, &tune)) {
+	if (lb_end_create(d, &x, &at) ||
+	    lb_buf_new(d, &b, (size_t)o->rc_kib << 10, 0x5a, IBV_ACCESS_LOCAL_WRITE) ||
+	    lb_qp_connect(d, x.qp, 0x99, &at, &tune)) {
 		fprintf(stderr, "xmit-lost: %s\n", d->err);
 		goto out;
 	}
@@ -252,11 +241,11 @@ static int rc_write(struct lb_dev *d, const union ibv_gid *dgid, const struct op
 	wr.wr.rdma.remote_addr = 0x100000;
 	wr.wr.rdma.rkey = 0x4242;
 	t0 = tool_now_us();
-	if (ibv_post_send(qp, &wr, &bad)) {
+	if (ibv_post_send(x.qp, &wr, &bad)) {
 		fprintf(stderr, "xmit-lost: post the RC WRITE: %s\n", strerror(errno));
 		goto out;
 	}
-	got = reap(cq, 1, 60, st, IBV_WC_GENERAL_ERR + 1);
+	got = reap(x.cq, 1, 60, st, IBV_WC_GENERAL_ERR + 1);
 	printf("RC: WRITE of %u KiB (timeout %u, retry_cnt %u): %s after %.0f ms\n", o->rc_kib,
 	       o->timeout, o->retry,
 	       got != 1 ? "no completion" :
@@ -268,11 +257,8 @@ static int rc_write(struct lb_dev *d, const union ibv_gid *dgid, const struct op
 		printf("FAIL: an RC WRITE whose packets the qdisc refused must be retransmitted "
 		       "until retry_cnt runs out, not fail locally\n");
 out:
-	if (qp)
-		ibv_destroy_qp(qp);
+	lb_end_destroy(&x);
 	lb_buf_free(&b);
-	if (cq)
-		ibv_destroy_cq(cq);
 	return ret;
 }
 
