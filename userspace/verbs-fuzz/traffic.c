@@ -1156,15 +1156,10 @@ static void delay_recv(struct rng *r, int pair, struct rrec *x)
 static int overlaps_wr(const struct wrrec *u, int consumer, const void *arg)
 {
 	const struct wrrec *w = arg;
-	int k, l;
 
 	if (consumer)
 		return w->nsp > 0;
-	for (k = 0; k < u->nsp; k++)
-		for (l = 0; l < w->nsp; l++)
-			if (spans_overlap(&u->sp[k], &w->sp[l]))
-				return 1;
-	return 0;
+	return spans_hit(u->sp, u->nsp, w->sp, w->nsp, 0);
 }
 
 /* Decide on one WR, evaluate it in the model, post it. */
