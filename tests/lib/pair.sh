@@ -168,6 +168,14 @@ pair_diag() {
 	ip -s link show eth0 2>&1 | sed 's/^/   /'
 }
 
+# A stall (nothing completes) for PAIR_RV_STALL seconds (default 180) fails
+# the run; reclaim-verify's own default, 60 s, is too short across the pair:
+# the hunt's loaded round of 5 December (host load 12-15) had the ODP side's
+# own fork under its cgroup limit hold the responder back for 120 s (3 forks
+# took 148 s in all, guest thrashing), and both pair/30 and pair/31 "stalled"
+# while every transfer later completed with the right bytes.  180 s still
+# ends a real hang well inside the runs' 600 s limit.
+PAIR_RV_STALL=${PAIR_RV_STALL:-180}
 pair_rv() {
 	local srole=$1 label=$2 sargs=$3 cargs=$4 pid i rc log=/tmp/rv-$2.server.log
 	PAIR_RV_PORT=$((PAIR_RV_PORT + 1))
@@ -175,7 +183,7 @@ pair_rv() {
 		echo "== reclaim-verify --server $sargs ($label, server in $ROLE)"
 		# shellcheck disable=SC2086
 		timeout -k 5 600 reclaim-verify --server "$LOCAL_IP" -p "$PAIR_RV_PORT" --progress 5 \
-			--json-file "/tmp/rv-$label.json" $sargs >"$log" 2>&1 &
+			--stall "$PAIR_RV_STALL" --json-file "/tmp/rv-$label.json" $sargs >"$log" 2>&1 &
 		pid=$!
 		for ((i = 0; i < 600; i++)); do
 			grep -q 'server listening' "$log" && break
@@ -203,7 +211,7 @@ pair_rv() {
 	echo "== reclaim-verify --client $cargs ($label, client in $ROLE)"
 	# shellcheck disable=SC2086
 	timeout -k 5 600 reclaim-verify --client "$PEER" -p "$PAIR_RV_PORT" --progress 5 \
-		--json-file "/tmp/rv-$label.json" $cargs 2>&1
+		--stall "$PAIR_RV_STALL" --json-file "/tmp/rv-$label.json" $cargs 2>&1
 	rc=$?
 	echo "== $label: client exit status $rc"
 	[ "$rc" = 0 ] || pair_diag
