@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm-args: -m 2G
+# vm-args: -m 2G --timeout 1800
 # debug-kernel:
 # odp-selftest (userspace/odp-selftest) on OUR rdma_rxe: registration rules,
 # nothing pinned, every verb on ODP MRs with data verified, invalidation proof
