@@ -345,6 +345,7 @@ int rv_client_setup(struct rv_ctx *ctx, struct rv_client *c)
 		struct rdma_conn_param cp;
 		struct rv_hello h;
 		struct rv_welcome wl;
+		double t0;
 
 		cq->ctx = ctx;
 		cq->q = q;
@@ -424,8 +425,18 @@ int rv_client_setup(struct rv_ctx *ctx, struct rv_client *c)
 			rv_fatal(ctx, "rdma_connect: %s", strerror(errno));
 			return -1;
 		}
-		if (rv_wait_cm(ctx, c->ec, RDMA_CM_EVENT_ESTABLISHED, &ev, 20000))
+		/* The server sets up the QP's buffers before it accepts: under
+		 * its cgroup limit that is swapping, and on a loaded host it
+		 * took more than 20 s.  Wait as long as the server waits for
+		 * all QPs (--stall); rdma_cm's own REQ/MRA timeouts still end a
+		 * connection to a server that is gone. */
+		t0 = rv_now();
+		if (rv_wait_cm(ctx, c->ec, RDMA_CM_EVENT_ESTABLISHED, &ev,
+			       (int)ctx->cfg.stall * 1000))
 			return -1;
+		if (rv_now() - t0 > 10)
+			fprintf(stderr, "%s: client: qp %u took %.1f s to connect\n", ctx->prog, q,
+				rv_now() - t0);
 		memset(&wl, 0, sizeof(wl));
 		if (ev->param.conn.private_data_len >= sizeof(wl))
 			memcpy(&wl, ev->param.conn.private_data, sizeof(wl));

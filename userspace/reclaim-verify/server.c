@@ -288,9 +288,16 @@ static int srv_cm_events(struct rv_server *s)
 		int rc = 0;
 
 		switch (ev->event) {
-		case RDMA_CM_EVENT_CONNECT_REQUEST:
+		case RDMA_CM_EVENT_CONNECT_REQUEST: {
+			double t0 = rv_now();
+
 			rc = srv_connect_request(s, ev);
+			/* the client waits --stall seconds for this; say when it was slow */
+			if (rv_now() - t0 > 10)
+				fprintf(stderr, "%s: server: setting up a QP took %.1f s\n", ctx->prog,
+					rv_now() - t0);
 			break;
+		}
 		case RDMA_CM_EVENT_ESTABLISHED:
 			for (i = 0; i < RV_MAXQP; i++)
 				if (s->qp[i].used && s->qp[i].id == ev->id)
