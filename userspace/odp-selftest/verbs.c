@@ -214,11 +214,37 @@ const char *wc_str(enum ibv_wc_status s)
 	return ibv_wc_status_str(s);
 }
 
+/* A work request got no completion: say which of "the responder keeps
+ * answering RNR NAK", "the requester keeps retrying" and "nothing moves"
+ * it was, from the device's counters read twice a second apart. */
+static void stuck_counters(struct env *e, const char *what)
+{
+	static const char *const names[] = {
+		"odp_faults", "odp_fault_errors", "odp_rnr_naks", "odp_fault_retries",
+		"send_rnr_err", "rcvd_rnr_err", "completer_retry_err", "duplicate_request",
+		"out_of_seq_request", "rcvd_seq_err",
+	};
+	enum { N = sizeof(names) / sizeof(names[0]) };
+	long long a[N], b[N];
+	char line[512];
+	size_t i, off = 0;
+
+	hw_counters(e, names, a, N);
+	sleep(1);
+	hw_counters(e, names, b, N);
+	for (i = 0; i < N && off < sizeof(line); i++)
+		off += (size_t)snprintf(line + off, sizeof(line) - off, " %s %lld(+%lld)", names[i],
+					b[i], b[i] - a[i]);
+	diag("%s: stuck; %s counters, (+ in the next second):%s", what, e->dev_name, line);
+}
+
 int expect_wc(struct env *e, struct ibv_cq *cq, enum ibv_wc_status st, const char *what)
 {
 	struct ibv_wc wc;
 	int r = poll_one(e, cq, &wc);
 
+	if (r != 1)
+		stuck_counters(e, what);
 	CHECK(r == 1, "%s: no completion within %d ms (poll rc %d)", what, e->poll_ms, r);
 	CHECK(wc.status == st, "%s: completion status %s (%d), expected %s (%d)", what,
 	      wc_str(wc.status), wc.status, wc_str(st), st);
