@@ -91,7 +91,25 @@
  * Holding child_mutex keeps every child in the xarray allocated (the reaper
  * erases under it before it frees): rxe_odp_fill_res_mr_entry() walks them
  * under it. odp_children in "rdma resource show mr -dd" counts children
- * made and not freed yet; odp_children_freed those freed by the work.
+ * made and not freed yet; odp_children_freed those freed by the work
+ * (after an unmap or an eviction); odp_children_evicted those the bound
+ * evicted.
+ *
+ * Bound: a child costs ~8.6 KiB per 2 MiB chunk (the core's arrays, 16
+ * bytes per 4 KiB page, and the child) for as long as its chunk stays
+ * mapped, in kernel memory no memory cgroup is charged for (the core
+ * allocates the arrays without __GFP_ACCOUNT). A peer holding an implicit
+ * rkey could make the owner's kernel keep that for every chunk of a huge
+ * MAP_NORESERVE reservation it reads. So the live children of all MRs
+ * (published, not dying: rxe_odp_live_children) are kept under
+ * odp_max_children, by default as many as cover four times the RAM: at
+ * most ~1.7 % of RAM in translation. Past it, rxe_odp_child() evicts
+ * another child of the same MR before it makes one, under child_mutex
+ * (rxe_odp_evict_locked(): round-robin, an unused one first), which is
+ * what a secondary MMU may always do: drop a translation, and fault it
+ * again at the next access. Evicting takes the victim's umem_mutex under
+ * child_mutex, as creation does, and the reap work frees it as after an
+ * unmap.
  *
  * Lock order:
  *   child_mutex  ->  mmap_lock  ->  umem_mutex  ->  atomic_ops_lock
@@ -270,6 +288,14 @@ module_param(odp_child_shift, uint, 0644);
 MODULE_PARM_DESC(odp_child_shift,
 		 "Testing: log2 of the address-space chunk one ODP child translates, for MRs registered from now on (16-30, default 21 = 2 MiB)");
 
+static unsigned long odp_max_children;
+module_param(odp_max_children, ulong, 0644);
+MODULE_PARM_DESC(odp_max_children,
+		 "Most ODP children (the translation of one chunk each) kept for all MRs; past it, making one evicts another of the same MR (0 = as many as chunks covering four times the RAM, default)");
+
+/* Children published and not dying, of all MRs: see "Bound" in the header */
+static atomic_long_t rxe_odp_live_children = ATOMIC_LONG_INIT(0);
+
 /*
  * One translating umem: a child, or the whole umem of a huge-page MR
  * (tree->single, which is never freed before the MR). Its umem's ->private
@@ -295,6 +321,8 @@ struct rxe_odp_tree {
 	struct xarray		children;	/* chunk index -> rxe_odp_child */
 	atomic_long_t		nr_children;	/* made and not freed yet */
 	atomic_long_t		nr_freed;	/* freed before deregistration */
+	atomic_long_t		nr_evicted;	/* made dying by the bound */
+	unsigned long		evict_next;	/* eviction's clock hand, under child_mutex */
 	struct llist_head	dead;		/* dying children to free */
 	struct work_struct	reap_work;	/* frees them: rxe_odp_reap() */
 	struct rxe_odp_child	single;		/* huge-page MR: its one umem */
@@ -396,6 +424,23 @@ static void rxe_odp_count_fault(struct ib_umem_odp *odp, struct rxe_mr *mr,
 	rxe_counter_add(rxe, RXE_CNT_ODP_FAULT_NS_TOTAL, ns);
 }
 
+/*
+ * Make a published child dying and hand it to the reaper's list: it is
+ * found by no lookup from now on (see "Child lifetime" in the header). Its
+ * umem_mutex orders this with the other writers of @dying; the caller
+ * queues the reap work or reaps itself.
+ */
+static void rxe_odp_child_kill(struct rxe_odp_tree *tree,
+			       struct rxe_odp_child *child)
+	__must_hold(&child->odp->umem_mutex)
+{
+	lockdep_assert_held(&child->odp->umem_mutex);
+
+	WRITE_ONCE(child->dying, true);
+	atomic_long_dec(&rxe_odp_live_children);
+	llist_add(&child->dead_node, &tree->dead);
+}
+
 static bool rxe_odp_invalidate(struct mmu_interval_notifier *mni,
 			       const struct mmu_notifier_range *range,
 			       unsigned long cur_seq)
@@ -447,8 +492,7 @@ static bool rxe_odp_invalidate(struct mmu_interval_notifier *mni,
 	 */
 	if (child && child != &tree->single && !child->dying &&
 	    range->event == MMU_NOTIFY_UNMAP && !odp->npages) {
-		WRITE_ONCE(child->dying, true);
-		llist_add(&child->dead_node, &tree->dead);
+		rxe_odp_child_kill(tree, child);
 		queue_work(system_unbound_wq, &tree->reap_work);
 	}
 	rxe_odp_unlock(odp);
@@ -493,6 +537,105 @@ static void rxe_odp_child_put(struct rxe_odp_child *child)
 		return;
 	if (atomic_dec_and_test(&child->users) && READ_ONCE(child->dying))
 		wake_up_var(&child->users);
+}
+
+/* Most children one eviction looks at, so that it stays cheap */
+#define RXE_ODP_EVICT_SCAN	64
+
+/*
+ * The limit on live children (see "Bound" in the header): odp_max_children,
+ * or as many chunks of @tree's size as cover four times the RAM.
+ */
+static unsigned long rxe_odp_children_limit(const struct rxe_odp_tree *tree)
+{
+	unsigned long max = READ_ONCE(odp_max_children);
+
+	if (max)
+		return max;
+	return max((totalram_pages() << 2) >> (tree->shift - PAGE_SHIFT), 1UL);
+}
+
+/*
+ * A live child of @tree at an index in [@first, @last], other than @skip,
+ * that no lookup holds; NULL if none. The first live child seen that is in
+ * use goes to *@busy; *@seen counts the entries looked at, and the walk
+ * stops at RXE_ODP_EVICT_SCAN of them. child_mutex keeps the walked
+ * children allocated; @dying is read without their umem_mutex and checked
+ * again under it by the caller.
+ */
+static struct rxe_odp_child *rxe_odp_evict_scan(struct rxe_odp_tree *tree,
+						unsigned long first,
+						unsigned long last,
+						unsigned long skip,
+						struct rxe_odp_child **busy,
+						unsigned int *seen)
+	__must_hold(&tree->child_mutex)
+{
+	struct rxe_odp_child *child;
+	unsigned long index;
+
+	lockdep_assert_held(&tree->child_mutex);
+
+	xa_for_each_range(&tree->children, index, child, first, last) {
+		if (++*seen > RXE_ODP_EVICT_SCAN)
+			break;
+		if (index == skip || READ_ONCE(child->dying))
+			continue;
+		if (!atomic_read(&child->users))
+			return child;
+		if (!*busy)
+			*busy = child;
+	}
+	return NULL;
+}
+
+/*
+ * Keep the live children of all MRs under their limit: before @tree makes
+ * the child at @skip, evict up to two of its other children while the limit
+ * is reached (two, so that a lowered limit is reached again). The victims
+ * come round-robin, from the clock hand tree->evict_next on, preferring
+ * one that no lookup holds. Evicting only drops a translation, which rxe
+ * as a secondary MMU may do at any time: the child goes to the reap work as
+ * after an unmap, its pages stay the owner's (written to, they are dirtied
+ * by the release), and the next access to its chunk makes a new child and
+ * faults them in again. An MR with no other live child makes its one over
+ * the limit, so the limit can be passed by at most one child per MR, and
+ * every MR is a registration of the owner's, never of a peer's.
+ */
+static void rxe_odp_evict_locked(struct rxe_odp_tree *tree, unsigned long skip)
+	__must_hold(&tree->child_mutex)
+{
+	struct rxe_odp_child *victim, *busy;
+	unsigned int seen, n;
+
+	lockdep_assert_held(&tree->child_mutex);
+
+	for (n = 0; n < 2; n++) {
+		if (atomic_long_read(&rxe_odp_live_children) <
+		    rxe_odp_children_limit(tree))
+			return;
+		busy = NULL;
+		seen = 0;
+		victim = rxe_odp_evict_scan(tree, tree->evict_next, ULONG_MAX,
+					    skip, &busy, &seen);
+		if (!victim && tree->evict_next)
+			victim = rxe_odp_evict_scan(tree, 0,
+						    tree->evict_next - 1, skip,
+						    &busy, &seen);
+		if (!victim)
+			victim = busy;
+		if (!victim)
+			return;
+		tree->evict_next = victim->index + 1;
+
+		rxe_odp_lock(victim->odp);
+		if (!victim->dying) {
+			rxe_odp_child_kill(tree, victim);
+			atomic_long_inc(&tree->nr_evicted);
+		}
+		rxe_odp_unlock(victim->odp);
+		queue_work(system_unbound_wq, &tree->reap_work);
+	}
 }
 
 /*
@@ -564,6 +707,7 @@ static struct rxe_odp_child *rxe_odp_child(struct rxe_odp_tree *tree, u64 va,
 	child = rxe_odp_child_get(tree, index);
 	if (child)
 		goto out_unlock;
+	rxe_odp_evict_locked(tree, index);
 
 	err = -ENOMEM;
 	child = kzalloc(sizeof(*child), GFP_KERNEL);
@@ -604,6 +748,7 @@ static struct rxe_odp_child *rxe_odp_child(struct rxe_odp_tree *tree, u64 va,
 	atomic_long_inc(&tree->nr_children);
 	rxe_odp_lock(odp);
 	WRITE_ONCE(child->dying, false);
+	atomic_long_inc(&rxe_odp_live_children);
 	rxe_odp_unlock(odp);
 
 out_unlock:
@@ -894,10 +1039,8 @@ void rxe_odp_mr_release(struct rxe_mr *mr)
 	mutex_lock(&tree->child_mutex);
 	xa_for_each(&tree->children, index, child) {
 		rxe_odp_lock(child->odp);
-		if (!child->dying) {
-			WRITE_ONCE(child->dying, true);
-			llist_add(&child->dead_node, &tree->dead);
-		}
+		if (!child->dying)
+			rxe_odp_child_kill(tree, child);
 		rxe_odp_unlock(child->odp);
 		cond_resched();
 	}
@@ -1719,6 +1862,9 @@ int rxe_odp_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 		goto err;
 	if (rdma_nl_put_driver_u64(msg, "odp_children_freed",
 				   atomic_long_read(&tree->nr_freed)))
+		goto err;
+	if (rdma_nl_put_driver_u64(msg, "odp_children_evicted",
+				   atomic_long_read(&tree->nr_evicted)))
 		goto err;
 	for (i = 0; i < RXE_ODP_NUM_STATS; i++)
 		if (rdma_nl_put_driver_u64(msg, rxe_odp_stat_name[i],

@@ -326,6 +326,16 @@ ST_TEST(children_remap_race, "two chunks mapped over and unmapped in a loop whil
 	BODY(t_children_remap_race);
 }
 
+ST_TEST(children_bounded_explicit, "odp_max_children 4: a 16-chunk ODP MR written and read chunk by chunk keeps at most 4 children, evicts the others (odp_children_evicted), and every chunk reads back right after its child was evicted")
+{
+	BODY(t_children_bounded_explicit);
+}
+
+ST_TEST(children_bounded_implicit, "odp_max_children 4 with an implicit MR that is also the source: the same bound, the data right")
+{
+	BODY(t_children_bounded_implicit);
+}
+
 ST_TEST(children_dereg_pending, "16 implicit MRs touch 8 chunks each; the chunks are unmapped and every MR deregistered while the frees are pending: all MRs gone, no kernel report")
 {
 	BODY(t_children_dereg_pending);

@@ -30,17 +30,24 @@ static size_t chunk_size(void)
 	return shift >= 12 && shift <= 30 ? (size_t)1 << shift : 0;
 }
 
-/* Poll odp_children of mr until it is want: the number seen last */
-static long long wait_children(struct env *e, struct ibv_mr *mr, long long want, int ms)
+/* Poll odp_children of mr until it is want (or at most want, with
+ * at_most): the number seen last */
+static long long wait_children_cmp(struct env *e, struct ibv_mr *mr, long long want, int at_most,
+				   int ms)
 {
 	long long n = mrattr(e, mr, "odp_children");
 	int i;
 
-	for (i = 0; n != want && i < ms / 10; i++) {
+	for (i = 0; (at_most ? n > want : n != want) && i < ms / 10; i++) {
 		usleep(10000);
 		n = mrattr(e, mr, "odp_children");
 	}
 	return n;
+}
+
+static long long wait_children(struct env *e, struct ibv_mr *mr, long long want, int ms)
+{
+	return wait_children_cmp(e, mr, want, 0, ms);
 }
 
 static int children_caps(struct env *e, size_t *chunk)
@@ -94,65 +101,85 @@ static int touch_chunks(struct env *e, struct lb_pair *p, struct ibv_mr *smr, ch
 
 #define NCHUNKS 8
 
+/* n chunks of fresh memory (area), a 2-page source buffer (src), the ODP MR
+ * under test over area (mr: implicit, or explicit over area), the source's
+ * MR (smr: the implicit MR itself, or a pinned MR beside the explicit one)
+ * and a connected loopback pair */
+struct chunks {
+	size_t chunk, len;
+	char *area, *src;
+	struct ibv_mr *mr, *smr;
+	struct lb_pair p;
+};
+
+static int chunks_open(struct env *e, int implicit, int n, struct chunks *c)
+{
+	memset(c, 0, sizeof(*c));
+	TRY(children_caps(e, &c->chunk));
+	c->len = n * c->chunk;
+	c->area = map_anon(c->len, c->chunk);
+	c->src = map_anon(2 * e->page, e->page);
+	CHECK(c->area && c->src, "mmap: %s", strerror(errno));
+	TRY(test_mr(e, implicit, c->area, c->len, &c->mr));
+	c->smr = implicit ? c->mr : reg(e, c->src, 2 * e->page, PIN_ACC);
+	CHECK(c->smr, "source MR");
+	TRY(rc_pair_create(e, &c->p, NULL));
+	return T_PASS;
+}
+
+static int chunks_close(struct env *e, struct chunks *c)
+{
+	lb_pair_destroy(&c->p);
+	if (c->smr != c->mr)
+		CHECK(!ibv_dereg_mr(c->smr), "dereg");
+	CHECK(!ibv_dereg_mr(c->mr), "dereg");
+	munmap(c->area, c->len);
+	munmap(c->src, 2 * e->page);
+	return T_PASS;
+}
+
 /* Touch NCHUNKS chunks through rxe, munmap them: their children are freed
  * (odp_children drops by NCHUNKS, odp_children_freed grows by as much);
  * map the same addresses again: RDMA works on them with the new data. */
 static int unmap_frees(struct env *e, int implicit)
 {
-	size_t chunk, len;
 	long long c0, c1, c2, f0, f1;
-	struct ibv_mr *mr, *smr;
-	struct lb_pair p;
-	char *area, *src, *again;
+	struct chunks c;
+	char *again;
 
-	TRY(children_caps(e, &chunk));
-	len = NCHUNKS * chunk;
-	area = map_anon(len, chunk);
-	src = map_anon(2 * e->page, e->page);
-	CHECK(area && src, "mmap: %s", strerror(errno));
-	TRY(test_mr(e, implicit, area, len, &mr));
-	/* the source: the implicit MR itself, or a pinned MR beside the explicit one */
-	smr = implicit ? mr : reg(e, src, 2 * e->page, PIN_ACC);
-	CHECK(smr, "source MR");
-	TRY(rc_pair_create(e, &p, NULL));
+	TRY(chunks_open(e, implicit, NCHUNKS, &c));
 
 	/* the source's own child (implicit) exists before the count */
-	fill(src, e->page, 1);
-	CHECK(!post_rdma(p.a.qp, IBV_WR_RDMA_WRITE, va(src), e->page, smr->lkey,
-			 va(src + e->page), smr->rkey, 99), "post WRITE");
-	TRY(expect_wc(e, p.a.cq, IBV_WC_SUCCESS, "WRITE within the source"));
-	c0 = mrattr(e, mr, "odp_children");
-	f0 = mrattr(e, mr, "odp_children_freed");
+	fill(c.src, e->page, 1);
+	CHECK(!post_rdma(c.p.a.qp, IBV_WR_RDMA_WRITE, va(c.src), e->page, c.smr->lkey,
+			 va(c.src + e->page), c.smr->rkey, 99), "post WRITE");
+	TRY(expect_wc(e, c.p.a.cq, IBV_WC_SUCCESS, "WRITE within the source"));
+	c0 = mrattr(e, c.mr, "odp_children");
+	f0 = mrattr(e, c.mr, "odp_children_freed");
 	CHECK(c0 >= 0 && f0 >= 0, "odp_children %lld, odp_children_freed %lld", c0, f0);
 
-	TRY(touch_chunks(e, &p, smr, src, mr, area, chunk, NCHUNKS, 10));
-	c1 = mrattr(e, mr, "odp_children");
+	TRY(touch_chunks(e, &c.p, c.smr, c.src, c.mr, c.area, c.chunk, NCHUNKS, 10));
+	c1 = mrattr(e, c.mr, "odp_children");
 	CHECK(c1 == c0 + NCHUNKS, "children after touching %d chunks: %lld, before %lld",
 	      NCHUNKS, c1, c0);
 
-	CHECK(!munmap(area, len), "munmap: %s", strerror(errno));
-	c2 = wait_children(e, mr, c0, REAP_WAIT_MS);
-	f1 = mrattr(e, mr, "odp_children_freed");
+	CHECK(!munmap(c.area, c.len), "munmap: %s", strerror(errno));
+	c2 = wait_children(e, c.mr, c0, REAP_WAIT_MS);
+	f1 = mrattr(e, c.mr, "odp_children_freed");
 	diag("%s MR: %lld children, %lld after touching %d chunks, %lld after their munmap; freed +%lld",
 	     implicit ? "implicit" : "explicit", c0, c1, NCHUNKS, c2, f1 - f0);
 	CHECK(c2 == c0, "children after munmap: %lld, want %lld", c2, c0);
 	CHECK(f1 - f0 == NCHUNKS, "odp_children_freed +%lld, want +%d", f1 - f0, NCHUNKS);
 
 	/* the same addresses again, new memory: new children, the new data */
-	again = mmap(area, len, PROT_READ | PROT_WRITE,
+	again = mmap(c.area, c.len, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-	CHECK(again == area, "mmap at the old address: %s", strerror(errno));
-	TRY(touch_chunks(e, &p, smr, src, mr, area, chunk, NCHUNKS, 50));
-	c2 = mrattr(e, mr, "odp_children");
+	CHECK(again == c.area, "mmap at the old address: %s", strerror(errno));
+	TRY(touch_chunks(e, &c.p, c.smr, c.src, c.mr, c.area, c.chunk, NCHUNKS, 50));
+	c2 = mrattr(e, c.mr, "odp_children");
 	CHECK(c2 == c0 + NCHUNKS, "children after touching the remapped chunks: %lld", c2);
 
-	lb_pair_destroy(&p);
-	if (smr != mr)
-		CHECK(!ibv_dereg_mr(smr), "dereg");
-	CHECK(!ibv_dereg_mr(mr), "dereg");
-	munmap(area, len);
-	munmap(src, 2 * e->page);
-	return T_PASS;
+	return chunks_close(e, &c);
 }
 
 int t_children_unmap_implicit(struct env *e)
@@ -165,18 +192,18 @@ int t_children_unmap_explicit(struct env *e)
 	return unmap_frees(e, 0);
 }
 
-/* READ back the page touch_chunks() wrote in each chunk: pattern seed + k,
- * or zeros for seed -1 */
-static int read_chunks(struct env *e, struct lb_pair *p, struct ibv_mr *mr, char *src,
-		       char *area, size_t chunk, int seed)
+/* READ back through mr the page touch_chunks() wrote in each of the n
+ * chunks of area, into src (in smr): pattern seed + k, or zeros for seed -1 */
+static int read_chunks(struct env *e, struct lb_pair *p, struct ibv_mr *smr, char *src,
+		       struct ibv_mr *mr, char *area, size_t chunk, int n, int seed)
 {
 	int k;
 
-	for (k = 0; k < NCHUNKS; k++) {
+	for (k = 0; k < n; k++) {
 		char *dst = area + k * chunk + (k % 4) * e->page;
 
 		memset(src, 0x5a, e->page);
-		CHECK(!post_rdma(p->a.qp, IBV_WR_RDMA_READ, va(src), e->page, mr->lkey, va(dst),
+		CHECK(!post_rdma(p->a.qp, IBV_WR_RDMA_READ, va(src), e->page, smr->lkey, va(dst),
 				 mr->rkey, k), "post READ");
 		TRY(expect_wc(e, p->a.cq, IBV_WC_SUCCESS, "READ back"));
 		if (seed < 0)
@@ -217,7 +244,7 @@ int t_children_reclaim_keeps(struct env *e)
 	diag("after MADV_PAGEOUT: %lld children (%lld before), freed +%lld, %lld pages mapped, %ld resident",
 	     c1, c0, f1 - f0, mrattr(e, mr, "odp_mapped_pages"), resident_pages(area, len));
 	CHECK(c1 == c0 && f1 == f0, "MADV_PAGEOUT freed children");
-	TRY(read_chunks(e, &p, mr, src, area, chunk, 70));
+	TRY(read_chunks(e, &p, mr, src, mr, area, chunk, NCHUNKS, 70));
 
 	CHECK(!madvise(area, len, MADV_DONTNEED), "MADV_DONTNEED: %s", strerror(errno));
 	usleep(500000);
@@ -226,7 +253,7 @@ int t_children_reclaim_keeps(struct env *e)
 	diag("after MADV_DONTNEED: %lld children, freed +%lld, %lld pages mapped", c1, f1 - f0,
 	     mrattr(e, mr, "odp_mapped_pages"));
 	CHECK(c1 == c0 && f1 == f0, "MADV_DONTNEED freed children");
-	TRY(read_chunks(e, &p, mr, src, area, chunk, -1));
+	TRY(read_chunks(e, &p, mr, src, mr, area, chunk, NCHUNKS, -1));
 	lb_pair_destroy(&p);
 	CHECK(!ibv_dereg_mr(mr), "dereg");
 	munmap(area, len);
@@ -465,4 +492,77 @@ int t_children_dereg_pending(struct env *e)
 	      mr_count(e->dev_name), before);
 	munmap(src, e->page);
 	return T_PASS;
+}
+
+#define BOUND_MAX 4
+#define BOUND_CHUNKS 16
+
+/* The module-wide bound on live children, at BOUND_MAX (the guest runs
+ * these tests alone, so this process's MR holds all of them): touching
+ * BOUND_CHUNKS chunks leaves at most BOUND_MAX children once the reap
+ * work is done, odp_children_evicted counts the rest, and every chunk,
+ * its child evicted, reads back through rxe with the data written. */
+static int bounded(struct env *e, int implicit)
+{
+	long long c1, c2, ev1, ev2, f0, f1;
+	struct chunks c;
+	int i;
+
+	TRY(chunks_open(e, implicit, BOUND_CHUNKS, &c));
+	f0 = mrattr(e, c.mr, "odp_children_freed");
+
+	TRY(touch_chunks(e, &c.p, c.smr, c.src, c.mr, c.area, c.chunk, BOUND_CHUNKS, 20));
+	c1 = wait_children_cmp(e, c.mr, BOUND_MAX, 1, REAP_WAIT_MS);
+	ev1 = mrattr(e, c.mr, "odp_children_evicted");
+	/* the reap work frees the evicted ones: wait for the last of them */
+	f1 = mrattr(e, c.mr, "odp_children_freed");
+	for (i = 0; f1 - f0 < ev1 && i < REAP_WAIT_MS / 10; i++) {
+		usleep(10000);
+		f1 = mrattr(e, c.mr, "odp_children_freed");
+	}
+	diag("%s MR, odp_max_children %d: %d chunks touched, %lld children left, %lld evicted, %lld freed",
+	     implicit ? "implicit" : "explicit", BOUND_MAX, BOUND_CHUNKS, c1, ev1, f1 - f0);
+	CHECK(ev1 >= 0, "no odp_children_evicted attribute: not this rxe-odp");
+	CHECK(c1 <= BOUND_MAX, "%lld children past the bound of %d", c1, BOUND_MAX);
+	CHECK(ev1 >= BOUND_CHUNKS - BOUND_MAX, "odp_children_evicted %lld, want >= %d", ev1,
+	      BOUND_CHUNKS - BOUND_MAX);
+	CHECK(f1 - f0 == ev1, "odp_children_freed +%lld, evicted %lld (nothing was unmapped)",
+	      f1 - f0, ev1);
+
+	/* every chunk again: made anew, the data there, still bounded */
+	TRY(read_chunks(e, &c.p, c.smr, c.src, c.mr, c.area, c.chunk, BOUND_CHUNKS, 20));
+	c2 = wait_children_cmp(e, c.mr, BOUND_MAX, 1, REAP_WAIT_MS);
+	ev2 = mrattr(e, c.mr, "odp_children_evicted");
+	diag("read back: %lld children left, %lld more evicted", c2, ev2 - ev1);
+	CHECK(c2 <= BOUND_MAX, "%lld children past the bound of %d after reading back", c2,
+	      BOUND_MAX);
+	CHECK(ev2 > ev1, "reading back %d evicted chunks evicted nothing", BOUND_CHUNKS);
+
+	return chunks_close(e, &c);
+}
+
+/* bounded() with odp_max_children at BOUND_MAX, put back whatever happens */
+static int bounded_with_limit(struct env *e, int implicit)
+{
+	long long old = rxe_param("odp_max_children");
+	int r;
+
+	if (old < 0)
+		ST_SKIP(e, "no odp_max_children parameter: not this rxe-odp");
+	CHECK(!rxe_param_set("odp_max_children", BOUND_MAX), "cannot set odp_max_children: %s",
+	      strerror(errno));
+	r = bounded(e, implicit);
+	CHECK(!rxe_param_set("odp_max_children", old), "cannot put odp_max_children back to %lld",
+	      old);
+	return r;
+}
+
+int t_children_bounded_explicit(struct env *e)
+{
+	return bounded_with_limit(e, 0);
+}
+
+int t_children_bounded_implicit(struct env *e)
+{
+	return bounded_with_limit(e, 1);
 }

@@ -59,12 +59,7 @@ struct pcase {
 
 static int fail_faults_set(unsigned int n)
 {
-	FILE *f = fopen(FAIL_FAULTS, "w");
-
-	if (!f)
-		return -1;
-	fprintf(f, "%u\n", n);
-	return fclose(f) ? -1 : 0;
+	return rxe_param_set("odp_fail_faults", n);
 }
 
 

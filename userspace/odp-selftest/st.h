@@ -103,6 +103,8 @@ int t_children_unmap_explicit(struct env *e);
 int t_children_reclaim_keeps(struct env *e);
 int t_children_remap_race(struct env *e);
 int t_children_dereg_pending(struct env *e);
+int t_children_bounded_explicit(struct env *e);
+int t_children_bounded_implicit(struct env *e);
 
 /* Case functions return T_PASS, T_FAIL (after "# ..." lines saying why) or
  * T_SKIP (with the reason in e->reason); cases.c hands that to the harness.
@@ -208,6 +210,7 @@ int mrc_read(struct env *e, struct ibv_mr *mr, struct mrc *c);
 void mrc_diag(const char *what, const struct mrc *a, const struct mrc *b);
 /* /sys/module/rdma_rxe/parameters/NAME, or -1 */
 long long rxe_param(const char *name);
+int rxe_param_set(const char *name, long long v);
 /* children of the driver that [p, p + len) overlaps (1 without children) */
 long chunks_spanned(const void *p, size_t len);
 int mr_count(const char *dev);                   /* rdma resource show; -1 on error */

@@ -108,6 +108,20 @@ long long rxe_param(const char *name)
 	return file_number(path);
 }
 
+/* Write rdma_rxe's module parameter name: 0, or -1 with errno set */
+int rxe_param_set(const char *name, long long v)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/rdma_rxe/parameters/%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "%lld\n", v);
+	return fclose(f) ? -1 : 0;
+}
+
 /* How many of the driver's children (one per 1 << odp_child_shift aligned
  * chunk, clamped to 16..30 as the driver does) [p, p + len) overlaps: an
  * invalidation of the range reaches the MR once per child.  1 for a driver
