@@ -336,6 +336,11 @@ ST_TEST(children_bounded_implicit, "odp_max_children 4 with an implicit MR that 
 	BODY(t_children_bounded_implicit);
 }
 
+ST_TEST(children_bound_default, "the default bound (chunks covering 4x MemTotal): one READ from each chunk of a MAP_NORESERVE reservation 256 chunks larger keeps at most the bound in children, evicts the rest, reads zeros")
+{
+	BODY(t_children_bound_default);
+}
+
 ST_TEST(children_dereg_pending, "16 implicit MRs touch 8 chunks each; the chunks are unmapped and every MR deregistered while the frees are pending: all MRs gone, no kernel report")
 {
 	BODY(t_children_dereg_pending);

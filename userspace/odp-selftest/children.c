@@ -566,3 +566,61 @@ int t_children_bounded_implicit(struct env *e)
 {
 	return bounded_with_limit(e, 1);
 }
+
+/* The default bound, as a peer with the rkey of a huge reservation meets
+ * it: an explicit ODP MR over a never-touched MAP_NORESERVE reservation of
+ * DEFAULT_EXTRA chunks more than the bound (chunks covering four times
+ * MemTotal), one 4 KiB RDMA READ from each chunk (the zero page: no memory
+ * but page tables, which the owner's memory cgroup pays for).  Without the
+ * bound every chunk kept its child (~8.6 KiB of kernel memory each, no
+ * cgroup charged); with it, at most the bound stay, the others are
+ * evicted, and every READ completes with zeros. */
+#define DEFAULT_EXTRA 256
+
+int t_children_bound_default(struct env *e)
+{
+	long long mem = meminfo_kib("MemTotal"), max, c1, ev;
+	size_t chunk, len, k, n;
+	struct ibv_mr *mr, *smr;
+	struct lb_pair p;
+	char *area, *dst;
+
+	TRY(children_caps(e, &chunk));
+	if (rxe_param("odp_max_children") != 0)
+		ST_SKIP(e, "odp_max_children is %lld, not the default 0", rxe_param("odp_max_children"));
+	CHECK(mem > 0, "no MemTotal in /proc/meminfo");
+	max = 4 * mem * 1024 / (long long)chunk;
+	n = (size_t)max + DEFAULT_EXTRA;
+	len = n * chunk;
+	area = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		    -1, 0);
+	CHECK(area != MAP_FAILED, "mmap %zu MiB MAP_NORESERVE: %s", len >> 20, strerror(errno));
+	dst = map_anon(e->page, e->page);
+	CHECK(dst, "mmap");
+	mr = reg(e, area, len, ODP_ACC);
+	CHECK(mr, "ODP registration of %zu MiB", len >> 20);
+	smr = reg(e, dst, e->page, PIN_ACC);
+	CHECK(smr, "pinned MR");
+	TRY(rc_pair_create(e, &p, NULL));
+
+	for (k = 0; k < n; k++) {
+		memset(dst, 0x5a, e->page);
+		CHECK(!post_rdma(p.a.qp, IBV_WR_RDMA_READ, va(dst), e->page, smr->lkey,
+				 va(area + k * chunk), mr->rkey, k), "post READ");
+		TRY(expect_wc(e, p.a.cq, IBV_WC_SUCCESS, "READ of a never-touched chunk"));
+		CHECK(check_byte(dst, e->page, 0) < 0, "chunk %zu did not read as zeros", k);
+	}
+	c1 = wait_children_cmp(e, mr, max, 1, REAP_WAIT_MS);
+	ev = mrattr(e, mr, "odp_children_evicted");
+	diag("MemTotal %lld MiB: bound %lld children (%lld MiB of chunks); %zu chunks read, %lld children left, %lld evicted",
+	     mem >> 10, max, max * (long long)(chunk >> 20), n, c1, ev);
+	CHECK(c1 <= max, "%lld children past the default bound of %lld", c1, max);
+	CHECK(ev >= DEFAULT_EXTRA, "odp_children_evicted %lld, want >= %d", ev, DEFAULT_EXTRA);
+
+	lb_pair_destroy(&p);
+	CHECK(!ibv_dereg_mr(smr), "dereg");
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+	munmap(area, len);
+	munmap(dst, e->page);
+	return T_PASS;
+}

@@ -105,6 +105,7 @@ int t_children_remap_race(struct env *e);
 int t_children_dereg_pending(struct env *e);
 int t_children_bounded_explicit(struct env *e);
 int t_children_bounded_implicit(struct env *e);
+int t_children_bound_default(struct env *e);
 
 /* Case functions return T_PASS, T_FAIL (after "# ..." lines saying why) or
  * T_SKIP (with the reason in e->reason); cases.c hands that to the harness.
