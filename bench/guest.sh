@@ -547,7 +547,9 @@ run_pressure() {
 # each.  Repeated AGING_RUNS times on MGLRU and on the classic LRU (lru_gen
 # switched off at runtime: reclaim then asks through the rmap walk's
 # clear_flush_young instead of MGLRU's clear_young), alternating which mode
-# goes first.  Rows: every number of the probe's JSON per mode, tag = LRU,
+# goes first.  rdma_mib_s, the RDMA throughput into A over the counted
+# rounds, is issue 15's "aging as throughput" (report: on/off >= 1.5).
+# Rows: every number of the probe's JSON per mode, tag = LRU,
 # run = repetition; case "order" = 1 for the mode that ran first; cfg:KEY =
 # the probe's settings (mode "both").
 LRU_GEN=/sys/kernel/mm/lru_gen/enabled
@@ -576,7 +578,8 @@ for pos, m in enumerate(d["modes"]):
     print("aging,order,%s,%d,%s,%s,%d,index" % (mode, size, lru, run, pos + 1))
     for k, v in m.items():
         if num(v):
-            unit = "pct" if k.endswith("_pct") else "MiB" if k.endswith("_mib") else "count"
+            unit = ("pct" if k.endswith("_pct") else "MiB" if k.endswith("_mib") else
+                    "MiB/s" if k.endswith("_mib_s") else "count")
             print("aging,%s,%s,%d,%s,%s,%s,%s" % (k, mode, size, lru, run, v, unit))
 ' "$@"
 }

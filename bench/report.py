@@ -30,6 +30,7 @@ GOAL_REG_PINNED_1G = 100.0  # issue 14: pinned/ODP registration time at 1 GiB of
 GOAL_COLD_WARM = 0.5
 GOAL_INVAL = 2.0
 GOAL_AGING = 10.0
+GOAL_AGING_TPUT = 1.5  # issue 15 item 4: RDMA throughput, aging on / off
 GOAL_YOUNG_OUTSIDE = 1.1
 GOAL_YOUNG_INSIDE = 1.5
 GOAL_YOUNG_INVAL = 2.0
@@ -1309,6 +1310,7 @@ class Report:
         ("swap-outs (pswpout)", "pswpout", False),
         ("pages of A invalidated (odp_pages_invalidated)", "a_pages_invalidated", False),
         ("young answers (odp_young_answers)", "young_answers", False),
+        ("RDMA into A during the rounds, MiB/s", "rdma_mib_s", False),
         ("A resident, lowest after a round", "a_resident_min_pct", False),
         ("A resident at the end", "a_resident_end_pct", False),
         ("B resident at the end", "b_resident_end_pct", False),
@@ -1322,11 +1324,21 @@ class Report:
         per_run = lambda off, on, runs: [off[r] / max(on[r], 1) for r in runs if ok(off[r]) and ok(on[r])]
         cfg = {r["case"][4:]: r["value"] for r in raw.get(sec="aging") if r["case"].startswith("cfg:")}
         rows, run_rows, figs, ratios_all, states = [], [], [], [], []
+        tput_figs, tput_states = [], []
         for lru, name in AGING_LRUS:
             off, on = get(lru, "a_pages_faulted", "off"), get(lru, "a_pages_faulted", "on")
             runs = sorted(set(off) & set(on))
             if not runs:
                 continue
+            # issue 15 item 4: the throughput the pressure leaves RDMA, on / off per run
+            toff, ton = get(lru, "rdma_mib_s", "off"), get(lru, "rdma_mib_s", "on")
+            trat = [ton[r] / toff[r] for r in sorted(set(toff) & set(ton))
+                    if ok(ton[r]) and ok(toff[r]) and toff[r] > 0]
+            if trat:
+                tput_states.append(ci_state(trat, GOAL_AGING_TPUT))
+                tput_figs.append("%s: %s / %s MiB/s, on/off per run %s, 95%% interval %s (runs: %d)" % (
+                    name, med_spread(list(ton.values()), fmt_n), med_spread(list(toff.values()), fmt_n),
+                    med_spread(trat, fmt_n), fmt_ci(trat), len(trat)))
             size = raw.get(sec="aging", case="a_pages_faulted", tag=lru)[0]["size"]
             rat = per_run(off, on, runs)
             ratios_all += rat
@@ -1335,7 +1347,7 @@ class Report:
                 o, n = get(lru, key, "off"), get(lru, key, "on")
                 if not o and not n:
                     continue
-                unit = {"pct": " %", "MiB": " MiB"}.get(
+                unit = {"pct": " %", "MiB": " MiB", "MiB/s": " MiB/s"}.get(
                     next((r["unit"] for r in raw.get(sec="aging", case=key, tag=lru)), ""), "")
                 r = per_run(o, n, sorted(set(o) & set(n))) if with_ratio else []
                 rows.append([name, label, med_spread(list(o.values()), fmt_n) + unit, med_spread(list(n.values()), fmt_n) + unit,
@@ -1362,12 +1374,15 @@ class Report:
 
         goal = ("faults on A, aging off / aging on >= %g (pages of A faulted back, every LRU, 95%% interval of the "
                 "median per-run ratio)" % GOAL_AGING)
+        goal_tput = ("RDMA throughput into A under the reclaim rounds, aging on / aging off >= %g (every LRU, 95%% "
+                     "interval of the median per-run ratio)" % GOAL_AGING_TPUT)
         self.out("## 6. Page aging: an RDMA-only ODP buffer under reclaim, `odp_aging` off vs on")
         self.out()
         if not raw.get(sec="aging"):
             self.out("No aging rows in this run (it predates the step or did not run it).")
             self.out()
             self.goal(goal, "not measured", None)
+            self.goal(goal_tput, "not measured", None)
             return
         self.out("aging-probe: two ODP MRs of %s each; A is written without pause by RDMA WRITEs (loopback RC QP "
                  "pair, %s messages) and never touched by the CPU after the fill, B is registered and idle. "
@@ -1408,6 +1423,11 @@ class Report:
                       all_state(states))
         else:
             self.goal(goal, "not measured" + (": %s" % ", ".join(sorted(set(why))) if why else ""), None)
+        # a throughput: a timing goal, no verdict on a busy host
+        if tput_figs:
+            self.goal(goal_tput, "; ".join(tput_figs), all_state(tput_states))
+        else:
+            self.goal(goal_tput, "not measured (a probe older than rdma_mib_s, or no run)", None)
 
     # ------------------------------------------------------------ young (issue 17)
     def young(self):

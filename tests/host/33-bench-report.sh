@@ -154,6 +154,15 @@ grep -F "| 21 (2 MiB) | 20 | 10.1 µs (10 µs–10.1 µs) | 50.8 µs" <<<"$MD" >
 grep -F "| 16 (64 KiB) |" <<<"$MD" | grep -qF "| 48.0 B |" || fail "reg: chunk memory per page of shift 16"
 hasnt reg "Traceback"
 
+# report_idle TITLE META: the report of $d/raw.csv with META (printf format)
+# and an idle host's load, into $MD
+report_idle() {
+	printf "$2"'host_load_start=0.2\nhost_load_end=1\n' >"$d/meta.txt"
+	rm -f "$d/hostload.csv"
+	ERR=$(/usr/bin/python3 "$R" "$d" "$d/out" --title "$1" 2>&1 >/dev/null) || fail "$1: report.py failed: $ERR"
+	MD=$(cat "$d/out.md")
+}
+
 # The faultcost step: the fault-ahead with the lowest median driver/kernel
 # ratio on zero-fill is chosen, the goal judged there on both kinds, and the
 # histogram's buckets must sum to odp_faults in every pass.
@@ -173,10 +182,7 @@ for run in range(1, 21):
                      t % ("ctr:odp_fault_lat_ge10ms", 1, "count")]
 open(sys.argv[1], "w").write("\n".join(rows) + "\n")
 PY
-	printf 'steps=faultcost\nfaultcost_size=64M\nfaultcost_ahead_default=32\nhost_load_start=0.2\nhost_load_end=1\n' >"$d/meta.txt"
-	rm -f "$d/hostload.csv"
-	ERR=$(/usr/bin/python3 "$R" "$d" "$d/out" --title faultcost 2>&1 >/dev/null) || fail "faultcost: report.py failed: $ERR"
-	MD=$(cat "$d/out.md")
+	report_idle faultcost 'steps=faultcost\nfaultcost_size=64M\nfaultcost_ahead_default=32\n'
 }
 fc 0
 has "faultcost" "Fault-ahead chosen by this run: **32**"
@@ -184,6 +190,30 @@ grep -F "| driver fault service <= 1.2" <<<"$MD" | grep -qF "**met**" || { echo 
 grep -F "| the fault histogram's buckets sum" <<<"$MD" | grep -qF "**met**" || fail "faultcost: buckets summing to the faults not met"
 fc 1
 grep -F "| the fault histogram's buckets sum" <<<"$MD" | grep -qF "**not met**" || fail "faultcost: a bucket too many is not caught"
+
+# The aging step's throughput goal (issue 15 item 4): RDMA into A with aging
+# on / off per run, >= 1.5: 2x on MGLRU (met); on the classic LRU
+# the given ratio.
+aging() { # CLASSIC-RATIO
+	/usr/bin/python3 - "$d/raw.csv" "$1" <<'PY'
+import sys
+rows, cr = [], float(sys.argv[2])
+for lru, ratio in (("mglru", 2.0), ("classic", cr)):
+    for run in range(1, 9):
+        for mode, faulted, tput in (("off", 5000, 10.0 + run % 3 / 10), ("on", 50, ratio * (10.0 + run % 3 / 10))):
+            t = "aging,%%s,%s,16777216,%s,%d,%%s,%%s" % (mode, lru, run)
+            rows += [t % ("a_pages_faulted", faulted, "count"), t % ("rdma_mib_s", tput, "MiB/s"),
+                     t % ("order", 1 if (mode == "off") == (run % 2 == 1) else 2, "index")]
+open(sys.argv[1], "w").write("\n".join(rows) + "\n")
+PY
+	report_idle aging 'steps=aging\naging_size_mib=16\naging_runs=8\n'
+}
+aging 2.0
+row_says "aging: throughput 2x on every LRU is not met" "RDMA throughput into A under the reclaim rounds" "**met**"
+has "aging" "| RDMA into A during the rounds, MiB/s |"
+aging 1.0
+row_says "aging: no throughput gain on the classic LRU is not 'not met'" \
+	"RDMA throughput into A under the reclaim rounds" "**not met**"
 
 rm -f "$d/hostload.csv"
 : >"$d/meta.txt"

@@ -77,6 +77,7 @@ struct phase {
 	struct round_res r[MAX_ROUNDS];
 	double a_end, b_end;	/* % resident at the end */
 	long long bytes;	/* RDMA bytes written into A in the phase */
+	double secs;		/* wall time of the counted rounds */
 };
 
 struct traffic {
@@ -137,7 +138,9 @@ static void usage(FILE *f)
 "  -h, --help            this text\n"
 "\n"
 "key=value output: one 'mode=on|off ...' line per mode with a_pages_faulted,\n"
-"a_faults, pswpin, pswpout, young_answers, a_resident_min_pct (lowest share of\n"
+"a_faults, pswpin, pswpout, young_answers, rdma_mib (MiB RDMA wrote into A\n"
+"during the counted rounds), rdma_mib_s (the same per second of those rounds:\n"
+"the RDMA throughput the pressure leaves), a_resident_min_pct (lowest share of\n"
 "A resident right after a reclaim round), a_resident_end_pct, b_resident_end_pct;\n"
 "'round mode=... n=...' lines per round; a final 'result' line with the ratio\n"
 "faulted_off/faulted_on (pages of A faulted with aging off over on, on counted\n"
@@ -437,6 +440,20 @@ static void *map_buffer(size_t size)
 	return p;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* MiB per second RDMA wrote into A during the counted rounds */
+static double mib_s(const struct phase *ph)
+{
+	return ph->secs > 0 ? (double)ph->bytes / (1 << 20) / ph->secs : 0;
+}
+
 static int run_phase(struct aging_rdma *rd, const struct opts *o, bool aging,
 		     struct phase *ph)
 {
@@ -446,6 +463,7 @@ static int run_phase(struct aging_rdma *rd, const struct opts *o, bool aging,
 	struct traffic t = { .rd = rd, .o = o };
 	struct counters c0, c1, cr;
 	long long bytes0;
+	double t0;
 	uint8_t *a, *b;
 	bool running = false;
 	int ret = -1, err, r;
@@ -505,6 +523,7 @@ static int run_phase(struct aging_rdma *rd, const struct opts *o, bool aging,
 
 	snapshot(o, &c0);
 	bytes0 = atomic_load(&t.bytes);
+	t0 = now_s();
 	cr = c0;
 	for (r = 0; r < o->rounds; r++) {
 		if (r) {
@@ -530,6 +549,7 @@ static int run_phase(struct aging_rdma *rd, const struct opts *o, bool aging,
 	ph->r[r - 1].faulted = delta(cr.pages_faulted, c1.pages_faulted);
 	ph->r[r - 1].pswpin = delta(cr.pswpin, c1.pswpin);
 	ph->bytes = atomic_load(&t.bytes) - bytes0;
+	ph->secs = now_s() - t0;
 	ph->a_end = resident_pct(a, o->a.size);
 	ph->b_end = resident_pct(b, o->a.size);
 
@@ -599,11 +619,11 @@ static void print_kv(const struct opts *o, const struct phase *ph)
 			       m, r + 1, ph[i].r[r].faulted, ph[i].r[r].pswpin,
 			       ph[i].r[r].a_res, ph[i].r[r].b_res,
 			       ph[i].r[r].short_reclaim);
-		printf("mode=%s settle_a_pages_faulted=%lld settle_pswpin=%lld a_pages_faulted=%lld a_faults=%lld a_pages_invalidated=%lld pswpin=%lld pswpout=%lld young_answers=%lld rdma_mib=%lld a_resident_min_pct=%.1f a_resident_end_pct=%.1f b_resident_end_pct=%.1f\n",
+		printf("mode=%s settle_a_pages_faulted=%lld settle_pswpin=%lld a_pages_faulted=%lld a_faults=%lld a_pages_invalidated=%lld pswpin=%lld pswpout=%lld young_answers=%lld rdma_mib=%lld rdma_mib_s=%.2f a_resident_min_pct=%.1f a_resident_end_pct=%.1f b_resident_end_pct=%.1f\n",
 		       m, ph[i].settle_faulted, ph[i].settle_pswpin,
 		       ph[i].d.pages_faulted, ph[i].d.faults,
 		       ph[i].d.invalidated, ph[i].d.pswpin, ph[i].d.pswpout,
-		       ph[i].d.young, ph[i].bytes >> 20, min_a_res(o, &ph[i]),
+		       ph[i].d.young, ph[i].bytes >> 20, mib_s(&ph[i]), min_a_res(o, &ph[i]),
 		       ph[i].a_end, ph[i].b_end);
 	}
 	printf("result ratio_faulted_off_over_on=%.1f\n", ratio(o, ph));
@@ -617,12 +637,12 @@ static void print_json(const struct opts *o, const struct phase *ph)
 	       o->a.size >> 20, o->msg, o->depth, o->settle, o->rounds,
 	       o->a.reclaim >> 20, o->sweeps, o->a.size / PAGE);
 	for (i = 0; i < o->a.nmodes; i++) {
-		printf("%s{\"aging\": \"%s\", \"settle_a_pages_faulted\": %lld, \"settle_pswpin\": %lld, \"a_pages_faulted\": %lld, \"a_faults\": %lld, \"a_pages_invalidated\": %lld, \"pswpin\": %lld, \"pswpout\": %lld, \"young_answers\": %lld, \"rdma_mib\": %lld, \"a_resident_min_pct\": %.1f, \"a_resident_end_pct\": %.1f, \"b_resident_end_pct\": %.1f, \"rounds\": [",
+		printf("%s{\"aging\": \"%s\", \"settle_a_pages_faulted\": %lld, \"settle_pswpin\": %lld, \"a_pages_faulted\": %lld, \"a_faults\": %lld, \"a_pages_invalidated\": %lld, \"pswpin\": %lld, \"pswpout\": %lld, \"young_answers\": %lld, \"rdma_mib\": %lld, \"rdma_mib_s\": %.2f, \"a_resident_min_pct\": %.1f, \"a_resident_end_pct\": %.1f, \"b_resident_end_pct\": %.1f, \"rounds\": [",
 		       i ? ", " : "", ph[i].aging ? "on" : "off",
 		       ph[i].settle_faulted, ph[i].settle_pswpin,
 		       ph[i].d.pages_faulted, ph[i].d.faults,
 		       ph[i].d.invalidated, ph[i].d.pswpin, ph[i].d.pswpout,
-		       ph[i].d.young, ph[i].bytes >> 20, min_a_res(o, &ph[i]),
+		       ph[i].d.young, ph[i].bytes >> 20, mib_s(&ph[i]), min_a_res(o, &ph[i]),
 		       ph[i].a_end, ph[i].b_end);
 		for (r = 0; r < o->rounds; r++)
 			printf("%s{\"a_pages_faulted\": %lld, \"pswpin\": %lld, \"a_resident_pct\": %.1f, \"b_resident_pct\": %.1f, \"short\": %s}",
