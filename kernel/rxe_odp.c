@@ -1062,8 +1062,14 @@ void rxe_odp_mr_release(struct rxe_mr *mr)
 	kfree(tree);
 }
 
-/* Translate [iova, iova + length) of @mr to the owner's virtual address */
-static int rxe_odp_iova_to_va(struct rxe_mr *mr, u64 iova, u64 length,
+/*
+ * The owner's virtual address of [iova, iova + length) of @mr, which must
+ * lie inside the MR. Its end cannot wrap: umem address + length was
+ * checked at registration (an implicit MR's iova is its address). It may
+ * still lie past the owner's address space, which only an implicit MR
+ * reaches.
+ */
+static int rxe_odp_iova_in_mr(struct rxe_mr *mr, u64 iova, u64 length,
 			      u64 *va)
 {
 	u64 end;
@@ -1075,13 +1081,21 @@ static int rxe_odp_iova_to_va(struct rxe_mr *mr, u64 iova, u64 length,
 			   iova, length);
 		return -EINVAL;
 	}
-
-	/*
-	 * Cannot wrap: umem address + length was checked at registration
-	 * (an implicit MR's iova is its address). The end may still lie past
-	 * the owner's address space, which only an implicit MR reaches.
-	 */
 	*va = mr->umem->address + (iova - mr->ibmr.iova);
+	return 0;
+}
+
+/*
+ * Translate [iova, iova + length) of @mr to the owner's virtual address,
+ * for an access: all of it inside the MR and the owner's address space
+ */
+static int rxe_odp_iova_to_va(struct rxe_mr *mr, u64 iova, u64 length,
+			      u64 *va)
+{
+	int err = rxe_odp_iova_in_mr(mr, iova, length, va);
+
+	if (err)
+		return err;
 	if (*va + length > rxe_mr_tree(mr)->end) {
 		rxe_dbg_mr(mr, "va %#llx length %#llx past the address space\n",
 			   *va, length);
@@ -1752,6 +1766,83 @@ int rxe_odp_atomic_write(struct rxe_mr *mr, u64 iova, u64 value)
 #endif
 
 /*
+ * The first child of @tree at an index from *@index to @last that is not
+ * dying, referenced as by rxe_odp_child_get(), with *@index set to its
+ * index; NULL when there is none. A dying child translates nothing, or is
+ * being released with its MR. Lock-free: the RCU read section keeps the
+ * children it meets allocated (rxe_odp_reap() waits for a grace period
+ * after erasing) and covers the increment, as in rxe_odp_child_get().
+ */
+static struct rxe_odp_child *rxe_odp_child_next(struct rxe_odp_tree *tree,
+						unsigned long *index,
+						unsigned long last)
+{
+	struct rxe_odp_child *child;
+
+	rcu_read_lock();
+	child = xa_find(&tree->children, index, last, XA_PRESENT);
+	while (child && READ_ONCE(child->dying))
+		child = xa_find_after(&tree->children, index, last,
+				      XA_PRESENT);
+	if (child)
+		atomic_inc(&child->users);
+	rcu_read_unlock();
+	return child;
+}
+
+/* umem pages without a valid entry one hold of umem_mutex looks at */
+#define RXE_ODP_FLUSH_SCAN	512
+
+/*
+ * Write back the CPU cache for the pages that @odp maps in [@va, @end),
+ * from @va on, until RXE_ODP_MAX_CHUNK bytes were written back or
+ * RXE_ODP_FLUSH_SCAN umem pages without a valid entry were skipped.
+ * Returns the address it stopped at (@end when done).
+ */
+static u64 rxe_odp_flush_locked(struct ib_umem_odp *odp, u64 va, u64 end)
+	__must_hold(&odp->umem_mutex)
+{
+	u64 usize = BIT_ULL(odp->page_shift);
+	unsigned int done = 0, skipped = 0;
+	unsigned long idx;
+	u64 next;
+	u8 *kaddr;
+
+	lockdep_assert_held(&odp->umem_mutex);
+
+	while (va < end && done < RXE_ODP_MAX_CHUNK &&
+	       skipped < RXE_ODP_FLUSH_SCAN) {
+		idx = (va - ib_umem_start(odp)) >> odp->page_shift;
+		if (!rxe_odp_entry_ok(odp, idx, ODP_READ_ALLOWED_BIT)) {
+			/* nothing rxe wrote since its invalidation */
+			va = min(end, ALIGN_DOWN(va, usize) + usize);
+			skipped++;
+			continue;
+		}
+		next = min(end, ALIGN_DOWN(va, PAGE_SIZE) + PAGE_SIZE);
+		kaddr = kmap_local_page(rxe_odp_va_to_page(odp, va));
+		arch_wb_cache_pmem(kaddr + offset_in_page(va), next - va);
+		kunmap_local(kaddr);
+		done += next - va;
+		va = next;
+	}
+	return va;
+}
+
+/* The same for all of [@va, @end), which @child translates */
+static void rxe_odp_flush_child(struct rxe_odp_child *child, u64 va, u64 end)
+{
+	struct ib_umem_odp *odp = child->odp;
+
+	while (va < end) {
+		rxe_odp_lock(odp);
+		va = rxe_odp_flush_locked(odp, va, end);
+		rxe_odp_unlock(odp);
+		cond_resched();
+	}
+}
+
+/*
  * Write back the CPU cache for the pages of [iova, iova + length) that rxe
  * can reach now. Registration refuses IB_ACCESS_FLUSH_PERSISTENT for an
  * ODP MR, but a type 2 memory window bound to one may carry it (the
@@ -1759,62 +1850,40 @@ int rxe_odp_atomic_write(struct rxe_mr *mr, u64 iova, u64 value)
  * RDMA FLUSH through the window gets here (rxe_check_bind_mw() does not
  * compare the two). It does not fault: a page rxe cannot reach holds
  * nothing rxe wrote since it was last invalidated, and faulting a whole
- * MR in for a flush would defeat ODP.
+ * MR in for a flush would defeat ODP. For the same reason it visits only
+ * the children that exist, never each chunk of the range: a FLUSH of the
+ * whole MR (IB_FLUSH_MR) spans all of an implicit MR, 2^64 bytes, of
+ * which the part past the owner's address space holds nothing either.
+ * Process context, no lock held; it takes one umem_mutex at a time.
  */
-int rxe_odp_flush_pmem_iova(struct rxe_mr *mr, u64 iova, unsigned int length)
+int rxe_odp_flush_pmem_iova(struct rxe_mr *mr, u64 iova, u64 length)
 {
+	struct rxe_odp_tree *tree = rxe_mr_tree(mr);
 	struct rxe_odp_child *child;
-	struct ib_umem_odp *odp;
-	unsigned int chunk;
-	u64 va;
+	unsigned long index, last;
+	u64 va, end;
 	int err;
 
-	err = rxe_odp_iova_to_va(mr, iova, length, &va);
+	err = rxe_odp_iova_in_mr(mr, iova, length, &va);
 	if (err)
 		return err;
+	end = min(va + length, tree->end);
+	if (va >= end)
+		return 0;
 
-	while (length) {
-		u64 end;
+	if (!rxe_mr_odp(mr)->is_implicit_odp) {
+		rxe_odp_flush_child(&tree->single, va, end);
+		return 0;
+	}
 
-		/* no child: nothing of its chunk was ever reachable */
-		child = rxe_odp_child(rxe_mr_tree(mr), va, false);
-		if (IS_ERR(child))
-			return PTR_ERR(child);
-		if (!child) {
-			chunk = min_t(u64, length,
-				      BIT_ULL(rxe_mr_tree(mr)->shift) -
-				      (va & (BIT_ULL(rxe_mr_tree(mr)->shift) - 1)));
-			va += chunk;
-			length -= chunk;
-			continue;
-		}
-		odp = child->odp;
-		chunk = rxe_odp_child_len(child, va,
-					  min_t(unsigned int, length,
-						RXE_ODP_MAX_CHUNK));
-		end = va + chunk;
-
-		rxe_odp_lock(odp);
-		while (va < end) {
-			unsigned int offset = offset_in_page(va);
-			unsigned int bytes = min_t(u64, end - va,
-						   PAGE_SIZE - offset);
-			unsigned long idx =
-				(va - ib_umem_start(odp)) >> odp->page_shift;
-			u8 *kaddr;
-
-			if (rxe_odp_entry_ok(odp, idx, ODP_READ_ALLOWED_BIT)) {
-				kaddr = kmap_local_page(rxe_odp_va_to_page(odp,
-									   va));
-				arch_wb_cache_pmem(kaddr + offset, bytes);
-				kunmap_local(kaddr);
-			}
-			va += bytes;
-		}
-		rxe_odp_unlock(odp);
+	index = va >> tree->shift;
+	last = (end - 1) >> tree->shift;
+	while ((child = rxe_odp_child_next(tree, &index, last))) {
+		rxe_odp_flush_child(child, max(va, ib_umem_start(child->odp)),
+				    min(end, ib_umem_end(child->odp)));
 		rxe_odp_child_put(child);
-		length -= chunk;
-		cond_resched();
+		if (index++ == last)
+			break;
 	}
 
 	return 0;
