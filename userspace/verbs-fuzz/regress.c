@@ -23,7 +23,7 @@ static const struct lb_pair_attr base_attr = {
 	.cap = { .max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 2, .max_recv_sge = 2,
 		 .max_inline_data = 64 },
 	.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |
-		  VF_ACCESS_FLUSH_GLOBAL,
+		  RING_ACCESS_FLUSH_GLOBAL,
 	.psn = 7, .max_rd_atomic = 4, .hop_limit = 1, .timeout = 14,
 };
 
@@ -171,7 +171,7 @@ static int make_pair(struct lb_dev *d, struct lb_pair *p, uint8_t dest_rd, char 
 /* make_pair() and the next free WQE of its requester's send ring (r), to
  * be written by hand and posted with ring_post(); NULL with why set */
 static struct rxe_send_wqe *make_pair_wqe(struct lb_dev *d, struct lb_pair *p, uint8_t dest_rd,
-					  struct vf_ring *r, char *why, size_t len)
+					  struct sq_ring *r, char *why, size_t len)
 {
 	char err[256];
 
@@ -239,28 +239,28 @@ out:
 static int t_flush_no_resources(struct lb_dev *d, char *why, size_t len)
 {
 	struct lb_pair p;
-	struct vf_ring r;
+	struct sq_ring r;
 	struct rxe_send_wqe *e;
-	struct vf_flush_wr *f;
+	struct ring_flush_wr *f;
 	struct rbuf b;
 	int ret = -1, dest;
 
 	if (rbuf_make(d, &b, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				     VF_ACCESS_FLUSH_GLOBAL, why, len))
+				     RING_ACCESS_FLUSH_GLOBAL, why, len))
 		return -1;
 	for (dest = 4; dest >= 0; dest -= 4) {
 		e = make_pair_wqe(d, &p, (uint8_t)dest, &r, why, len);
 		if (!e)
 			goto out;
-		f = (struct vf_flush_wr *)&e->wr.wr;
+		f = (struct ring_flush_wr *)&e->wr.wr;
 		e->wr.wr_id = 1;
-		e->wr.opcode = VF_WR_FLUSH;
+		e->wr.opcode = RING_WR_FLUSH;
 		e->wr.send_flags = IBV_SEND_SIGNALED;
 		f->remote_addr = (uintptr_t)b.buf;
 		f->length = 64;
 		f->rkey = b.mr->rkey;
-		f->type = VF_FLUSH_GLOBAL;
-		f->level = VF_FLUSH_RANGE;
+		f->type = RING_FLUSH_GLOBAL;
+		f->level = RING_FLUSH_RANGE;
 		e->iova = (uintptr_t)b.buf;
 		e->dma.length = e->dma.resid = 64;
 		if (expect_wc(&p, ring_post(&r), dest ? IBV_WC_SUCCESS : IBV_WC_REM_INV_REQ_ERR,
@@ -364,14 +364,14 @@ static int t_user_wqe_fields(struct lb_dev *d, char *why, size_t len)
 			"inline data crossing the end of the room", "ATOMIC WRITE of 4096 bytes",
 		};
 		struct lb_pair p;
-		struct vf_ring r;
+		struct sq_ring r;
 		struct rxe_send_wqe *e = make_pair_wqe(d, &p, 4, &r, why, len);
 
 		if (!e)
 			goto out;
 		e->wr.wr_id = 1;
 		e->wr.send_flags = IBV_SEND_SIGNALED | (k < 3 ? IBV_SEND_INLINE : 0);
-		e->wr.opcode = k < 3 ? IBV_WR_RDMA_WRITE : VF_WR_ATOMIC_WRITE;
+		e->wr.opcode = k < 3 ? IBV_WR_RDMA_WRITE : RING_WR_ATOMIC_WRITE;
 		e->wr.wr.rdma.remote_addr = e->iova = (uintptr_t)b.buf;
 		e->wr.wr.rdma.rkey = b.mr->rkey;
 		e->dma.length = e->dma.resid = k == 0 ? 64 : k == 1 ? (uint32_t)r.elem : 64;
@@ -446,7 +446,7 @@ static int t_odp_range_end(struct lb_dev *d, char *why, size_t len)
 		{ 0x36d013426000ull, 0x1000, 0xfffffffffffff000ull, 0 },
 	};
 	const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC |
-			   IBV_ACCESS_MW_BIND | IBV_ACCESS_ON_DEMAND | VF_ACCESS_FLUSH_GLOBAL;
+			   IBV_ACCESS_MW_BIND | IBV_ACCESS_ON_DEMAND | RING_ACCESS_FLUSH_GLOBAL;
 	struct ibv_mr *mr;
 	size_t i;
 
@@ -574,7 +574,7 @@ out:
 }
 
 /* The WQE k slots after the next free one (zeroed); NULL without room */
-static struct rxe_send_wqe *ring_slot(struct vf_ring *r, unsigned int k)
+static struct rxe_send_wqe *ring_slot(struct sq_ring *r, unsigned int k)
 {
 	uint32_t prod = __atomic_load_n(&r->q->producer_index, __ATOMIC_ACQUIRE);
 	struct rxe_send_wqe *e;
@@ -588,7 +588,7 @@ static struct rxe_send_wqe *ring_slot(struct vf_ring *r, unsigned int k)
 }
 
 /* Publish n WQEs written with ring_slot() and ring the doorbell once */
-static int ring_publish(struct vf_ring *r, unsigned int n)
+static int ring_publish(struct sq_ring *r, unsigned int n)
 {
 	uint32_t prod = __atomic_load_n(&r->q->producer_index, __ATOMIC_ACQUIRE);
 
@@ -601,7 +601,7 @@ static void wqe_atomic_write(struct rxe_send_wqe *e, uint64_t id, uint64_t addr,
 			     uint64_t value)
 {
 	e->wr.wr_id = id;
-	e->wr.opcode = VF_WR_ATOMIC_WRITE;
+	e->wr.opcode = RING_WR_ATOMIC_WRITE;
 	e->wr.send_flags = IBV_SEND_SIGNALED;
 	e->wr.wr.rdma.remote_addr = e->iova = addr;
 	e->wr.wr.rdma.rkey = rkey;
@@ -659,14 +659,14 @@ static int t_atomic_write_resent(struct lb_dev *d, char *why, size_t len)
 	char *obuf = MAP_FAILED;
 	struct rbuf src, dst;
 	struct lb_pair p;
-	struct vf_ring r;
+	struct sq_ring r;
 	char err[256];
 	int ret = -1, i;
 
 	if (rbuf_make(d, &src, IBV_ACCESS_LOCAL_WRITE, why, len))
 		return -1;
 	if (rbuf_make(d, &dst, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			  VF_ACCESS_FLUSH_GLOBAL, why, len)) {
+			  RING_ACCESS_FLUSH_GLOBAL, why, len)) {
 		rbuf_free(&src);
 		return -1;
 	}
@@ -694,7 +694,7 @@ static int t_atomic_write_resent(struct lb_dev *d, char *why, size_t len)
 	/* 1. SEND without a receive WQE, then ATOMIC WRITE and FLUSH */
 	{
 		struct rxe_send_wqe *e[3];
-		struct vf_flush_wr *f;
+		struct ring_flush_wr *f;
 		enum ibv_wc_status st[3], rst;
 		struct ibv_sge rs = { .addr = (uintptr_t)dst.buf + 2048, .length = 64,
 				      .lkey = dst.mr->lkey };
@@ -715,15 +715,15 @@ static int t_atomic_write_resent(struct lb_dev *d, char *why, size_t len)
 		e[0]->dma.sge[0].lkey = src.mr->lkey;
 		e[0]->dma.length = e[0]->dma.resid = 16;
 		wqe_atomic_write(e[1], 2, (uintptr_t)dst.buf + 64, dst.mr->rkey, v1);
-		f = (struct vf_flush_wr *)&e[2]->wr.wr;
+		f = (struct ring_flush_wr *)&e[2]->wr.wr;
 		e[2]->wr.wr_id = 3;
-		e[2]->wr.opcode = VF_WR_FLUSH;
+		e[2]->wr.opcode = RING_WR_FLUSH;
 		e[2]->wr.send_flags = IBV_SEND_SIGNALED;
 		f->remote_addr = e[2]->iova = (uintptr_t)dst.buf + 128;
 		f->length = 64;
 		f->rkey = dst.mr->rkey;
-		f->type = VF_FLUSH_GLOBAL;
-		f->level = VF_FLUSH_RANGE;
+		f->type = RING_FLUSH_GLOBAL;
+		f->level = RING_FLUSH_RANGE;
 		e[2]->dma.length = e[2]->dma.resid = 64;
 		if (ring_publish(&r, 3)) {
 			snprintf(why, len, "doorbell failed");

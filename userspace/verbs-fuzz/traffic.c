@@ -822,7 +822,7 @@ static int ibv_opcode(enum m_op op)
 	case M_CAS: return IBV_WR_ATOMIC_CMP_AND_SWP;
 	case M_FADD: return IBV_WR_ATOMIC_FETCH_AND_ADD;
 	case M_ATOMIC_WRITE: return IBV_WR_ATOMIC_WRITE;
-	case M_FLUSH: return VF_WR_FLUSH;
+	case M_FLUSH: return RING_WR_FLUSH;
 	default: return -1;
 	}
 }
@@ -930,7 +930,7 @@ static int post_ring(struct vq *q, struct wrrec *w, uint32_t raw_opcode)
 		e->iova = w->req.raddr;
 		break;
 	case M_FLUSH: {
-		struct vf_flush_wr *f = (struct vf_flush_wr *)&e->wr.wr;
+		struct ring_flush_wr *f = (struct ring_flush_wr *)&e->wr.wr;
 
 		f->remote_addr = w->req.raddr;
 		f->length = w->req.flush_len;
@@ -1567,7 +1567,7 @@ static void gen_hostile(struct rng *r)
 	/* a plausible request first */
 	e->wr.wr_id = w->id;
 	e->wr.opcode = (uint32_t[]){ IBV_WR_SEND, IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ,
-				     IBV_WR_ATOMIC_FETCH_AND_ADD, VF_WR_ATOMIC_WRITE, VF_WR_FLUSH,
+				     IBV_WR_ATOMIC_FETCH_AND_ADD, RING_WR_ATOMIC_WRITE, RING_WR_FLUSH,
 				     IBV_WR_SEND_WITH_IMM, IBV_WR_LOCAL_INV,
 				     IBV_WR_BIND_MW }[rng_below(r, 9)];
 	e->wr.send_flags = IBV_SEND_SIGNALED;
@@ -1596,7 +1596,7 @@ static void gen_hostile(struct rng *r)
 									      8192);
 			break;
 		case 2:		/* an ATOMIC WRITE longer than 8 bytes */
-			e->wr.opcode = VF_WR_ATOMIC_WRITE;
+			e->wr.opcode = RING_WR_ATOMIC_WRITE;
 			e->dma.length = e->dma.resid = (uint32_t)rng_range(r, 9, 8192);
 			break;
 		case 3:		/* an SGE cursor anywhere */
@@ -1619,9 +1619,9 @@ static void gen_hostile(struct rng *r)
 			e->has_rd_atomic = (uint32_t)rng_below(r, 3);
 			break;
 		case 8:
-			e->wr.opcode = VF_WR_FLUSH;
-			((struct vf_flush_wr *)&e->wr.wr)->type = (uint8_t)rng_u64(r);
-			((struct vf_flush_wr *)&e->wr.wr)->level = (uint8_t)rng_u64(r);
+			e->wr.opcode = RING_WR_FLUSH;
+			((struct ring_flush_wr *)&e->wr.wr)->type = (uint8_t)rng_u64(r);
+			((struct ring_flush_wr *)&e->wr.wr)->level = (uint8_t)rng_u64(r);
 			break;
 		case 9:
 			e->iova = rng_u64(r);

@@ -178,7 +178,7 @@ struct vq {
 	struct ibv_qp *qp;
 	struct ibv_qp_ex *qpx;
 	struct ibv_cq *scq, *rcq;
-	struct vf_ring ring;
+	struct sq_ring ring;
 	int have_ring;
 	struct m_qp m;
 	int srq;			/* attached to the SRQ */

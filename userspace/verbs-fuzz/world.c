@@ -501,9 +501,9 @@ int pair_make(int p, struct rng *r)
 	if (rng_pct(r, 92))
 		at.access |= IBV_ACCESS_REMOTE_ATOMIC;
 	if (rng_pct(r, 70))
-		at.access |= VF_ACCESS_FLUSH_GLOBAL;
+		at.access |= RING_ACCESS_FLUSH_GLOBAL;
 	if (rng_pct(r, 15))
-		at.access |= VF_ACCESS_FLUSH_PERSISTENT;
+		at.access |= RING_ACCESS_FLUSH_PERSISTENT;
 	at.mtu = mtu_enum(mtu);
 	at.max_rd_atomic = (uint8_t)rng_range(r, 1, 16);
 	/* a local ACK timeout of 1-2 s, retried 5-6 times: a responder that

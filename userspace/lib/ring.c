@@ -40,7 +40,7 @@ static int uverbs_maps(struct umap *m, int max)
 	return n;
 }
 
-int ring_find_sq(struct ibv_qp *qp, unsigned int max_send_sge, struct vf_ring *r,
+int ring_find_sq(struct ibv_qp *qp, unsigned int max_send_sge, struct sq_ring *r,
 		 char *err, size_t errlen)
 {
 	/* librxe 44: struct rxe_qp { struct verbs_qp vqp; struct mminfo
@@ -99,7 +99,7 @@ static uint32_t load_idx(const uint32_t *p)
 	return atomic_load_explicit((const _Atomic uint32_t *)p, memory_order_acquire);
 }
 
-unsigned int ring_space(const struct vf_ring *r)
+unsigned int ring_space(const struct sq_ring *r)
 {
 	uint32_t prod = load_idx(&r->q->producer_index) & r->q->index_mask;
 	uint32_t cons = load_idx(&r->q->consumer_index) & r->q->index_mask;
@@ -108,7 +108,7 @@ unsigned int ring_space(const struct vf_ring *r)
 	return (cons - prod - 1) & r->q->index_mask;
 }
 
-struct rxe_send_wqe *ring_next(struct vf_ring *r)
+struct rxe_send_wqe *ring_next(struct sq_ring *r)
 {
 	uint32_t prod = load_idx(&r->q->producer_index) & r->q->index_mask;
 	struct rxe_send_wqe *w;
@@ -120,12 +120,12 @@ struct rxe_send_wqe *ring_next(struct vf_ring *r)
 	return w;
 }
 
-int ring_doorbell(const struct vf_ring *r)
+int ring_doorbell(const struct sq_ring *r)
 {
 	return uv_post_send_doorbell(r->qp);
 }
 
-int ring_post(struct vf_ring *r)
+int ring_post(struct sq_ring *r)
 {
 	uint32_t prod = load_idx(&r->q->producer_index);
 
