@@ -131,6 +131,11 @@ ST_TEST(fork_parent_odp, "after fork, RDMA into the parent's ODP MR lands in the
 	BODY(t_fork_parent_odp);
 }
 
+ST_TEST(fork_implicit, "after fork, RDMA WRITE/READ through an implicit MR with children lands in the parent only (3 COW orders)")
+{
+	BODY(t_fork_implicit);
+}
+
 ST_TEST(err_outside_mr, "accesses outside the MR: REM_ACCESS_ERR (remote) / LOC_PROT_ERR (local), QP to ERR")
 {
 	BODY(t_err_outside_mr);
@@ -194,6 +199,11 @@ ST_TEST(munmap_inflight, "munmap of ODP MR buffers during traffic: valid complet
 ST_TEST(exit_inflight, "a child doing ODP traffic is SIGKILLed mid-flight: no hang, its MRs are gone")
 {
 	BODY(t_exit_inflight);
+}
+
+ST_TEST(exit_implicit, "a child with 4 implicit MRs (128 children), a connected QP and posted work exits without dereg: its MRs are gone")
+{
+	BODY(t_exit_implicit);
 }
 
 ST_TEST(thp_split, "THP-backed ODP MR split by partial munmap / NOHUGEPAGE+DONTNEED: invalidated, RDMA verified")
@@ -344,4 +354,14 @@ ST_TEST(children_bound_default, "the default bound (chunks covering 4x MemTotal)
 ST_TEST(children_dereg_pending, "16 implicit MRs touch 8 chunks each; the chunks are unmapped and every MR deregistered while the frees are pending: all MRs gone, no kernel report")
 {
 	BODY(t_children_dereg_pending);
+}
+
+ST_TEST(flush_mr_implicit, "RDMA FLUSH of a whole implicit ODP MR with 4 children (global through its rkey, persistent through a window): success, no fault, no child made")
+{
+	BODY(t_flush_mr_implicit);
+}
+
+ST_TEST(flush_mr_explicit_big, "RDMA FLUSH of a whole 6 GiB explicit ODP MR (MAP_NORESERVE, 4 pages touched, 2 above 4 GiB; global and persistent): success, no fault, no child made")
+{
+	BODY(t_flush_mr_explicit_big);
 }

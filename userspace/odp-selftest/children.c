@@ -22,8 +22,7 @@ static long long mrattr(struct env *e, struct ibv_mr *mr, const char *name)
 	return mr_driver_attr(e->dev_name, mr->lkey, name);
 }
 
-/* Size of the chunk one child translates (odp_child_shift), or 0 */
-static size_t chunk_size(void)
+size_t chunk_size(void)
 {
 	long long shift = rxe_param("odp_child_shift");
 

@@ -43,29 +43,8 @@ static uint64_t mw_hi(const struct mwx *x, long page)
 /* Bind a new type-2 window over the middle page from QP b. */
 static int mw_bind(struct env *e, struct mwx *x)
 {
-	struct ibv_send_wr wr = { 0 }, *bad;
-	struct ibv_wc wc;
-	int r;
-
-	x->mw = ibv_alloc_mw(e->dev.pd, IBV_MW_TYPE_2);
-	CHECK(x->mw, "ibv_alloc_mw(type 2): %s", strerror(errno));
-	x->rkey = ibv_inc_rkey(x->mw->rkey);
-	wr.wr_id = 77;
-	wr.opcode = IBV_WR_BIND_MW;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.bind_mw.mw = x->mw;
-	wr.bind_mw.rkey = x->rkey;
-	wr.bind_mw.bind_info.mr = x->mr;
-	wr.bind_mw.bind_info.addr = mw_lo(x, e->page);
-	wr.bind_mw.bind_info.length = (uint64_t)e->page;
-	wr.bind_mw.bind_info.mw_access_flags = MW_ACC;
-	r = ibv_post_send(x->p.b.qp, &wr, &bad);
-	CHECK(!r, "post BIND_MW: %s", strerror(r));
-	r = poll_one(e, x->p.b.cq, &wc);
-	CHECK(r == 1, "BIND_MW: no completion (poll rc %d)", r);
-	CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_BIND_MW,
-	      "BIND_MW completed with %s, opcode %d", wc_str(wc.status), wc.opcode);
-	x->mw->rkey = x->rkey;
+	TRY(bind_mw2(e, &x->p.b, x->mr, mw_lo(x, e->page), (uint64_t)e->page, MW_ACC, &x->mw));
+	x->rkey = x->mw->rkey;
 	return T_PASS;
 }
 

@@ -10,6 +10,7 @@
 
 #include "counters.h"
 #include "loopback.h"
+#include "ring.h"
 
 enum { T_PASS = 0, T_FAIL = 1, T_SKIP = 2 };
 
@@ -55,6 +56,7 @@ int t_coherence_dontneed_pinned(struct env *e);
 int t_coherence_remap_odp(struct env *e);
 int t_coherence_remap_pinned(struct env *e);
 int t_fork_parent_odp(struct env *e);
+int t_fork_implicit(struct env *e);
 int t_err_outside_mr(struct env *e);
 int t_err_munmapped(struct env *e);
 int t_err_recv_munmapped(struct env *e);
@@ -68,6 +70,7 @@ int t_write_after_read_untouched(struct env *e);
 int t_dereg_inflight(struct env *e);
 int t_munmap_inflight(struct env *e);
 int t_exit_inflight(struct env *e);
+int t_exit_implicit(struct env *e);
 int t_thp_split(struct env *e);
 int t_thp_collapse(struct env *e);
 int t_compaction(struct env *e);
@@ -106,6 +109,12 @@ int t_children_dereg_pending(struct env *e);
 int t_children_bounded_explicit(struct env *e);
 int t_children_bounded_implicit(struct env *e);
 int t_children_bound_default(struct env *e);
+/* Size of the chunk one child translates (odp_child_shift), or 0 */
+size_t chunk_size(void);
+
+/* flush.c: RDMA FLUSH of a whole ODP MR */
+int t_flush_mr_implicit(struct env *e);
+int t_flush_mr_explicit_big(struct env *e);
 
 /* Case functions return T_PASS, T_FAIL (after "# ..." lines saying why) or
  * T_SKIP (with the reason in e->reason); cases.c hands that to the harness.
@@ -166,6 +175,15 @@ int post_atomic(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t laddr, uint32
 		uint64_t raddr, uint32_t rkey, uint64_t cmp_add, uint64_t swap);
 int post_send_ud(struct ibv_qp *qp, struct ibv_ah *ah, uint32_t rqpn, uint64_t laddr,
 		 uint32_t len, uint32_t lkey);
+/* An RDMA FLUSH (type RING_FLUSH_GLOBAL/_PERSISTENT, level RING_FLUSH_RANGE
+ * or _MR, ../lib/ring.h) written into qp's send ring: librxe 44 cannot post
+ * one.  0, or -1 / an errno value after a diag line. */
+int post_flush(struct ibv_qp *qp, uint64_t raddr, uint32_t len, uint32_t rkey, uint8_t type,
+	       uint8_t level, uint64_t wr_id);
+/* Bind a new type-2 window over [addr, addr + len) of mr with access, from
+ * x's QP (the one that may use it as responder), and wait for it on x's CQ. */
+int bind_mw2(struct env *e, struct lb_end *x, struct ibv_mr *mr, uint64_t addr, uint64_t len,
+	     unsigned int access, struct ibv_mw **mw);
 int post_recv(struct ibv_qp *qp, uint64_t addr, uint32_t len, uint32_t lkey, uint64_t wr_id);
 int post_srq_recv(struct ibv_srq *srq, uint64_t addr, uint32_t len, uint32_t lkey,
 		  uint64_t wr_id);

@@ -901,6 +901,45 @@ int t_fork_parent_odp(struct env *e)
 	return T_PASS;
 }
 
+/* The same three rounds through one implicit MR: its lkey and rkey on two
+ * 16-page buffers, each across a chunk boundary, so that the MR has
+ * children (4, made by the READ before the first fork) when the process
+ * forks. */
+int t_fork_implicit(struct env *e)
+{
+	size_t chunk = chunk_size();
+	long long children;
+	struct world w;
+	char *area;
+
+	TRY(need_odp_rc(e, CAPS_WR_RD));
+	if (!(e->attr.odp_caps.general_caps & IBV_ODP_SUPPORT_IMPLICIT))
+		ST_SKIP(e, "%s does not advertise IBV_ODP_SUPPORT_IMPLICIT", e->dev_name);
+	if (!chunk)
+		ST_SKIP(e, "no odp_child_shift parameter: not rxe-odp's children");
+	memset(&w, 0, sizeof(w));
+	area = map_anon(4 * chunk, chunk);
+	CHECK(area, "mmap: %s", strerror(errno));
+	w.len = 16 * e->page;
+	w.src = area + chunk - 8 * e->page;
+	w.dst = area + 3 * chunk - 8 * e->page;
+	w.smr = reg(e, NULL, SIZE_MAX, ODP_ACC);
+	CHECK(w.smr, "implicit ODP registration");
+	w.dmr = w.smr;
+	TRY(rc_pair_create(e, &w.p, NULL));
+	TRY(fork_round(e, &w, FK_NONE, 121));
+	children = mr_driver_attr(e->dev_name, w.smr->lkey, "odp_children");
+	diag("implicit MR: %lld children after the first fork", children);
+	CHECK(children >= 4, "the implicit MR has %lld children, expected 4 or more", children);
+	TRY(fork_round(e, &w, FK_PARENT_WRITES, 122));
+	TRY(fork_round(e, &w, FK_CHILD_WRITES, 123));
+	w.dmr = NULL;
+	w.src = w.dst = NULL;
+	world_free(&w);
+	munmap(area, 4 * chunk);
+	return T_PASS;
+}
+
 /* ----------------------------------------------------------------- errors */
 
 #define REM IBV_WC_REM_ACCESS_ERR
@@ -1366,11 +1405,26 @@ int t_munmap_inflight(struct env *e)
 	return T_PASS;
 }
 
+/* The device's MR count back to base within 30 s, once a child process
+ * that had MRs has ended (how: "killed", "exited"). */
+static int mr_count_back(struct env *e, int base, const char *how)
+{
+	int now = mr_count(e->dev_name), i;
+
+	for (i = 0; now != base && i < 300; i++) {
+		usleep(100 * 1000);
+		now = mr_count(e->dev_name);
+	}
+	CHECK(now == base, "MR count %d, expected %d after the child %s: leak", now, base, how);
+	diag("the %s child's MRs are gone (count back to %d)", how, base);
+	return T_PASS;
+}
+
 /* A child process doing ODP traffic is SIGKILLed mid-flight: no hang, and
  * all its MRs disappear. */
 int t_exit_inflight(struct env *e)
 {
-	int ready[2], st, base, now = -1, i;
+	int ready[2], st, base, now = -1;
 	pid_t pid;
 	char c;
 
@@ -1418,14 +1472,112 @@ int t_exit_inflight(struct env *e)
 	CHECK(!kill(pid, SIGKILL), "kill");
 	CHECK(waitpid(pid, &st, 0) == pid, "waitpid");
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "child ended on its own: 0x%x", st);
-	for (i = 0; i < 300; i++) {
-		now = mr_count(e->dev_name);
-		if (now == base)
-			break;
-		usleep(100 * 1000);
+	TRY(mr_count_back(e, base, "killed"));
+	return T_PASS;
+}
+
+#define EXIT_MRS 4
+#define EXIT_CHUNKS 32
+
+/* The child of t_exit_implicit(): EXIT_MRS implicit MRs, each written
+ * through (rkey) and from (lkey) in every one of EXIT_CHUNKS chunks, its
+ * QP pair connected, WRITEs left posted; it tells the parent how many
+ * children its MRs have, waits for the word and exits without freeing
+ * anything.  Exit status: 0, or the step that failed. */
+static int exit_implicit_child(struct env *e, int ready, int go)
+{
+	size_t chunk = chunk_size(), len = EXIT_CHUNKS * chunk;
+	struct ibv_mr *mr[EXIT_MRS];
+	long long children = 0, n;
+	struct lb_pair p;
+	struct env ce = *e;
+	struct ibv_wc wc;
+	char *area, c;
+	int i, k;
+
+	if (env_open(&ce) || rc_pair_create(&ce, &p, NULL))
+		return 3;
+	area = map_anon(len, chunk);
+	if (!area)
+		return 4;
+	for (i = 0; i < EXIT_MRS; i++) {
+		mr[i] = reg(&ce, NULL, SIZE_MAX, ODP_ACC);
+		if (!mr[i])
+			return 5;
 	}
-	CHECK(now == base, "MR count %d, expected %d after the child was killed: leak", now, base);
-	diag("killed child's MRs gone (count back to %d)", base);
+	/* page i of chunk k from page i + 1 of chunk k: MR i's rkey, the
+	 * next MR's lkey */
+	for (k = 0; k < EXIT_CHUNKS; k++)
+		for (i = 0; i < EXIT_MRS; i++) {
+			char *dst = area + k * chunk + i * e->page;
+
+			fill(dst + e->page, e->page, 90 + i + k);
+			if (post_rdma(p.a.qp, IBV_WR_RDMA_WRITE, va(dst + e->page), e->page,
+				      mr[(i + 1) % EXIT_MRS]->lkey, va(dst), mr[i]->rkey, k))
+				return 6;
+			if (poll_one(&ce, p.a.cq, &wc) != 1 || wc.status != IBV_WC_SUCCESS)
+				return 7;
+			if (check_fill(dst, e->page, 90 + i + k) >= 0)
+				return 8;
+		}
+	for (i = 0; i < EXIT_MRS; i++) {
+		n = mr_driver_attr(ce.dev_name, mr[i]->lkey, "odp_children");
+		if (n < 0)
+			return 9;
+		children += n;
+	}
+	/* work still posted when the process goes */
+	for (k = 0; k < 8; k++)
+		if (post_rdma(p.a.qp, IBV_WR_RDMA_READ, va(area) + e->page, e->page, mr[0]->lkey,
+			      va(area) + k * chunk, mr[1]->rkey, 100 + k))
+			return 10;
+	if (write(ready, &children, sizeof(children)) != sizeof(children) ||
+	    read(go, &c, 1) != 1)
+		return 11;
+	return 0;
+}
+
+/* A process with live implicit MRs (several, children in many chunks, a
+ * connected QP pair with work posted) exits normally without deregistering
+ * anything: afterwards none of its MRs is left (the per-MR release frees
+ * the children; a child left over would WARN, which fails the run's console
+ * check, and the debug kernel's KASAN and lockdep watch the teardown). */
+int t_exit_implicit(struct env *e)
+{
+	int ready[2], go[2], st, base, now;
+	long long children = 0;
+	pid_t pid;
+
+	TRY(need_odp_rc(e, CAPS_WR_RD));
+	if (!(e->attr.odp_caps.general_caps & IBV_ODP_SUPPORT_IMPLICIT))
+		ST_SKIP(e, "%s does not advertise IBV_ODP_SUPPORT_IMPLICIT", e->dev_name);
+	if (!chunk_size())
+		ST_SKIP(e, "no odp_child_shift parameter: not rxe-odp's children");
+	base = mr_count(e->dev_name);
+	CHECK(base >= 0, "cannot count MRs (rdma resource show)");
+	CHECK(!pipe(ready) && !pipe(go), "pipe");
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (!pid)
+		_exit(exit_implicit_child(e, ready[1], go[0]));
+	close(ready[1]);
+	close(go[0]);
+	if (read(ready[0], &children, sizeof(children)) != sizeof(children)) {
+		waitpid(pid, &st, 0);
+		CHECK(0, "the child failed before it was set up (status 0x%x)", st);
+	}
+	now = mr_count(e->dev_name);
+	diag("child: %d MRs (baseline %d), %lld children in all", now - base, base, children);
+	CHECK(now - base == EXIT_MRS, "the child's MRs are not all in restrack");
+	CHECK(children >= EXIT_MRS * EXIT_CHUNKS, "the child's MRs have %lld children, expected %d",
+	      children, EXIT_MRS * EXIT_CHUNKS);
+	CHECK(write(go[1], "g", 1) == 1, "pipe write");
+	CHECK(waitpid(pid, &st, 0) == pid, "waitpid");
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status 0x%x", st);
+	TRY(mr_count_back(e, base, "exited"));
+	close(ready[0]);
+	close(go[1]);
 	return T_PASS;
 }
 

@@ -188,6 +188,71 @@ int post_srq_recv(struct ibv_srq *srq, uint64_t addr, uint32_t len, uint32_t lke
 	return r;
 }
 
+int post_flush(struct ibv_qp *qp, uint64_t raddr, uint32_t len, uint32_t rkey, uint8_t type,
+	       uint8_t level, uint64_t wr_id)
+{
+	struct rxe_send_wqe *w;
+	struct ring_flush_wr *f;
+	struct sq_ring r;
+	char err[256];
+	int ret;
+
+	if (ring_find_sq(qp, 1, &r, err, sizeof(err))) {
+		diag("FLUSH: %s", err);
+		return -1;
+	}
+	w = ring_next(&r);
+	if (!w) {
+		diag("FLUSH: the send queue is full");
+		return -1;
+	}
+	f = (struct ring_flush_wr *)&w->wr.wr;
+	w->wr.wr_id = wr_id;
+	w->wr.opcode = RING_WR_FLUSH;
+	w->wr.send_flags = IBV_SEND_SIGNALED;
+	f->remote_addr = raddr;
+	f->length = len;
+	f->rkey = rkey;
+	f->type = type;
+	f->level = level;
+	w->iova = raddr;
+	w->dma.length = w->dma.resid = len;
+	ret = ring_post(&r);
+	if (ret)
+		diag("FLUSH: doorbell: %s", strerror(ret));
+	return ret;
+}
+
+int bind_mw2(struct env *e, struct lb_end *x, struct ibv_mr *mr, uint64_t addr, uint64_t len,
+	     unsigned int access, struct ibv_mw **mw)
+{
+	struct ibv_send_wr wr = { 0 }, *bad;
+	struct ibv_wc wc;
+	uint32_t rkey;
+	int r;
+
+	*mw = ibv_alloc_mw(e->dev.pd, IBV_MW_TYPE_2);
+	CHECK(*mw, "ibv_alloc_mw(type 2): %s", strerror(errno));
+	rkey = ibv_inc_rkey((*mw)->rkey);
+	wr.wr_id = 77;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.bind_mw.mw = *mw;
+	wr.bind_mw.rkey = rkey;
+	wr.bind_mw.bind_info.mr = mr;
+	wr.bind_mw.bind_info.addr = addr;
+	wr.bind_mw.bind_info.length = len;
+	wr.bind_mw.bind_info.mw_access_flags = access;
+	r = ibv_post_send(x->qp, &wr, &bad);
+	CHECK(!r, "post BIND_MW: %s", strerror(r));
+	r = poll_one(e, x->cq, &wc);
+	CHECK(r == 1, "BIND_MW: no completion (poll rc %d)", r);
+	CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_BIND_MW,
+	      "BIND_MW completed with %s, opcode %d", wc_str(wc.status), wc.opcode);
+	(*mw)->rkey = rkey;
+	return T_PASS;
+}
+
 /* The deadline counts 1 ms sleeps rather than reading a clock: a starved TCG
  * guest's clock can jump by minutes, which must not look like a hang. */
 int poll_ms(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
