@@ -93,7 +93,8 @@
  * under it. odp_children in "rdma resource show mr -dd" counts children
  * made and not freed yet; odp_children_freed those freed by the work
  * (after an unmap or an eviction); odp_children_evicted those the bound
- * evicted.
+ * evicted; odp_pages_flushed the 4 KiB pages persistent RDMA FLUSHes wrote
+ * back.
  *
  * Bound: a child costs ~8.6 KiB per 2 MiB chunk (the core's arrays, 16
  * bytes per 4 KiB page, and the child) for as long as its chunk stays
@@ -323,6 +324,7 @@ struct rxe_odp_tree {
 	atomic_long_t		nr_freed;	/* freed before deregistration */
 	atomic_long_t		nr_evicted;	/* made dying by the bound */
 	unsigned long		evict_next;	/* eviction's clock hand, under child_mutex */
+	atomic_long_t		nr_flushed;	/* 4 KiB pages written back */
 	struct llist_head	dead;		/* dying children to free */
 	struct work_struct	reap_work;	/* frees them: rxe_odp_reap() */
 	struct rxe_odp_child	single;		/* huge-page MR: its one umem */
@@ -1796,10 +1798,12 @@ static struct rxe_odp_child *rxe_odp_child_next(struct rxe_odp_tree *tree,
 /*
  * Write back the CPU cache for the pages that @odp maps in [@va, @end),
  * from @va on, until RXE_ODP_MAX_CHUNK bytes were written back or
- * RXE_ODP_FLUSH_SCAN umem pages without a valid entry were skipped.
- * Returns the address it stopped at (@end when done).
+ * RXE_ODP_FLUSH_SCAN umem pages without a valid entry were skipped, and
+ * add the 4 KiB pages it wrote back (or part of) to *@pages. Returns the
+ * address it stopped at (@end when done).
  */
-static u64 rxe_odp_flush_locked(struct ib_umem_odp *odp, u64 va, u64 end)
+static u64 rxe_odp_flush_locked(struct ib_umem_odp *odp, u64 va, u64 end,
+				unsigned long *pages)
 	__must_hold(&odp->umem_mutex)
 {
 	u64 usize = BIT_ULL(odp->page_shift);
@@ -1825,18 +1829,20 @@ static u64 rxe_odp_flush_locked(struct ib_umem_odp *odp, u64 va, u64 end)
 		kunmap_local(kaddr);
 		done += next - va;
 		va = next;
+		(*pages)++;
 	}
 	return va;
 }
 
 /* The same for all of [@va, @end), which @child translates */
-static void rxe_odp_flush_child(struct rxe_odp_child *child, u64 va, u64 end)
+static void rxe_odp_flush_child(struct rxe_odp_child *child, u64 va, u64 end,
+				unsigned long *pages)
 {
 	struct ib_umem_odp *odp = child->odp;
 
 	while (va < end) {
 		rxe_odp_lock(odp);
-		va = rxe_odp_flush_locked(odp, va, end);
+		va = rxe_odp_flush_locked(odp, va, end, pages);
 		rxe_odp_unlock(odp);
 		cond_resched();
 	}
@@ -1854,13 +1860,15 @@ static void rxe_odp_flush_child(struct rxe_odp_child *child, u64 va, u64 end)
  * the children that exist, never each chunk of the range: a FLUSH of the
  * whole MR (IB_FLUSH_MR) spans all of an implicit MR, 2^64 bytes, of
  * which the part past the owner's address space holds nothing either.
- * Process context, no lock held; it takes one umem_mutex at a time.
+ * The pages written back add to odp_pages_flushed of "rdma resource show
+ * mr -dd". Process context, no lock held; it takes one umem_mutex at a
+ * time.
  */
 int rxe_odp_flush_pmem_iova(struct rxe_mr *mr, u64 iova, u64 length)
 {
 	struct rxe_odp_tree *tree = rxe_mr_tree(mr);
+	unsigned long index, last, pages = 0;
 	struct rxe_odp_child *child;
-	unsigned long index, last;
 	u64 va, end;
 	int err;
 
@@ -1872,20 +1880,21 @@ int rxe_odp_flush_pmem_iova(struct rxe_mr *mr, u64 iova, u64 length)
 		return 0;
 
 	if (!rxe_mr_odp(mr)->is_implicit_odp) {
-		rxe_odp_flush_child(&tree->single, va, end);
-		return 0;
+		rxe_odp_flush_child(&tree->single, va, end, &pages);
+		goto out;
 	}
 
 	index = va >> tree->shift;
 	last = (end - 1) >> tree->shift;
 	while ((child = rxe_odp_child_next(tree, &index, last))) {
 		rxe_odp_flush_child(child, max(va, ib_umem_start(child->odp)),
-				    min(end, ib_umem_end(child->odp)));
+				    min(end, ib_umem_end(child->odp)), &pages);
 		rxe_odp_child_put(child);
 		if (index++ == last)
 			break;
 	}
-
+out:
+	atomic_long_add(pages, &tree->nr_flushed);
 	return 0;
 }
 
@@ -1934,6 +1943,9 @@ int rxe_odp_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 		goto err;
 	if (rdma_nl_put_driver_u64(msg, "odp_children_evicted",
 				   atomic_long_read(&tree->nr_evicted)))
+		goto err;
+	if (rdma_nl_put_driver_u64(msg, "odp_pages_flushed",
+				   atomic_long_read(&tree->nr_flushed)))
 		goto err;
 	for (i = 0; i < RXE_ODP_NUM_STATS; i++)
 		if (rdma_nl_put_driver_u64(msg, rxe_odp_stat_name[i],
