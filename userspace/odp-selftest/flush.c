@@ -2,7 +2,7 @@
  * IB_FLUSH_MR): an implicit MR (2^64 bytes from iova 0) and an explicit
  * one of more than 4 GiB over MAP_NORESERVE memory, each with a few
  * children.  rxe flushes the whole MR for it, with the MR's 64-bit length
- * (patch 0036: stock rxe cut it to 32 bits); the ODP side writes back only
+ * (patch 0035: stock rxe cut it to 32 bits); the ODP side writes back only
  * what it maps, walks only the children that exist and faults nothing in.
  * A global-visibility FLUSH goes through the MR's rkey (it allows
  * IB_ACCESS_FLUSH_GLOBAL); a persistent one through a type-2 window with
