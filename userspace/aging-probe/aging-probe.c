@@ -33,6 +33,7 @@
 #include "counters.h"
 #include "loopback.h"
 #include "opts.h"
+#include "tool.h"
 
 #define PAGE		4096UL
 #define MAX_MODES	AGING_MAX_MODES
@@ -440,14 +441,6 @@ static void *map_buffer(size_t size)
 	return p;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* MiB per second RDMA wrote into A during the counted rounds */
 static double mib_s(const struct phase *ph)
 {
@@ -523,7 +516,7 @@ static int run_phase(struct aging_rdma *rd, const struct opts *o, bool aging,
 
 	snapshot(o, &c0);
 	bytes0 = atomic_load(&t.bytes);
-	t0 = now_s();
+	t0 = tool_now_us();
 	cr = c0;
 	for (r = 0; r < o->rounds; r++) {
 		if (r) {
@@ -549,7 +542,7 @@ static int run_phase(struct aging_rdma *rd, const struct opts *o, bool aging,
 	ph->r[r - 1].faulted = delta(cr.pages_faulted, c1.pages_faulted);
 	ph->r[r - 1].pswpin = delta(cr.pswpin, c1.pswpin);
 	ph->bytes = atomic_load(&t.bytes) - bytes0;
-	ph->secs = now_s() - t0;
+	ph->secs = (tool_now_us() - t0) / 1e6;
 	ph->a_end = resident_pct(a, o->a.size);
 	ph->b_end = resident_pct(b, o->a.size);
 
