@@ -39,11 +39,14 @@
  * An access is split at child boundaries (and every RXE_ODP_MAX_CHUNK
  * bytes), and fault-ahead stays within the child.
  * The chunk is 2 MiB, chosen with bench/run.sh's chunk step (shifts 16
- * to 27 in one boot): per page of chunk a child costs 33, 19.8, 16.6,
- * 16.3 and 16.2 bytes at 64 KiB, 256 KiB, 2 MiB, 16 MiB and 128 MiB,
- * and its deregistration 5, 6, 10, 48 and 305 us. 2 MiB is within 4 %
- * of the 16-byte floor; larger chunks save under 2 % more, at 64-512 KiB
- * of arrays for one touched page. It is a PMD, so a
+ * to 27 in one boot; idle host, bench/results/2026-12-05-a8abb6b-*): per
+ * page of chunk a child costs 14-33 bytes at 64 and 256 KiB (noisy: the
+ * child is small against the heap's noise), 16-16.6 at 2 MiB, 16.1-18.5
+ * at 16 MiB and 128 MiB; its deregistration 5, 7, 11, 35 and 217 us;
+ * the first access of a chunk (by prefetch: make the child, map a page)
+ * 8, 8, 19 and 100 us up to 16 MiB. 2 MiB is within 4 % of the 16-byte
+ * floor; larger chunks save under 2 % more, at 64-512 KiB of arrays and
+ * 5x the first-access time for one touched page. It is a PMD, so a
  * THP split, collapse or migration invalidates one child, and a first
  * touch allocates 8 KiB of arrays plus ~0.4 KiB of child, in microseconds
  * on the data path, where mlx5's 1 GiB children (a hardware table

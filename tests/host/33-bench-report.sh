@@ -92,7 +92,7 @@ has "busy, forced" "**forced** although the host was too busy"
 # The registration step (issue 14) and the chunk step on a synthetic run:
 # never-touched memory 4 KiB .. 1 TiB with ODP flat (met), pinned/ODP at 1 GiB
 # far above 100 (met), deregistration after a few faults 3x slower at 1 GiB
-# (not met); memory per GiB touched; implicit vs explicit pairs; the chunk table.
+# than at 1 TiB (not met; 4 KiB, whose pages fault one child, left out); memory per GiB touched; implicit vs explicit pairs; the chunk table.
 r=$d/reg
 mkdir -p "$r"
 /usr/bin/python3 - "$r/raw.csv" <<'PY'
@@ -105,8 +105,11 @@ for run in range(1, 21):
         rows.append("reg,reg,odp,%d,untouched,%d,%d,us" % (size, run, 400 + j))
         rows.append("reg,reg,implicit,%d,untouched,%d,%d,us" % (size, run, 300 + j))
         rows.append("reg,dereg,odp,%d,untouched,%d,%d,us" % (size, run, 300 + j))
-        rows.append("reg,dereg-touched,odp,%d,untouched,%d,%d,us" % (size, run, (900 if size == G else 300) + j))
-        rows.append("reg,touched-children,odp,%d,untouched,%d,4,count" % (size, run))
+        # 4 KiB: the 4 faulted pages are one page in one child, a cheaper
+        # dereg that the goal must leave out (it compares 4-children sizes)
+        rows.append("reg,dereg-touched,odp,%d,untouched,%d,%d,us" %
+                    (size, run, {4096: 100, G: 900}.get(size, 300) + j))
+        rows.append("reg,touched-children,odp,%d,untouched,%d,%d,count" % (size, run, 1 if size == 4096 else 4))
         if size <= G:
             rows.append("reg,reg,pinned,%d,untouched,%d,%d,us" % (size, run, 500 if size == 4096 else 2e7 + j))
     rows.append("steady,write-65536,odp,2097152,implicit,%d,%d,us" % (run, 1000))
@@ -141,6 +144,10 @@ MD=$(cat "$r/out.md")
 has reg "### Never-touched memory, 4 KiB .. 1 TiB"
 row_says "reg: flat ODP registration not met" "ODP registration time flat" "**met**"
 row_says "reg: dereg 3x slower at 1 GiB is not 'not met'" "ODP deregistration after 4 faulted pages" "**not met**"
+row_says "reg: the dereg goal took in 4 KiB (1 child)" "ODP deregistration after 4 faulted pages" \
+	"time flat over 1 GiB .. 1 TiB (never-touched, the sizes where the 4 pages fault 4 children)"
+row_says "reg: the dereg goal's figure is not 1 GiB over 1 TiB" "ODP deregistration after 4 faulted pages" \
+	"max/min of the medians 2.99 (902 µs at 1 GiB / 302 µs at 1 TiB)"
 row_says "reg: pinned/ODP at 1 GiB not met" "pinned/ODP registration time at 1 GiB of never-touched memory >= 100" "**met**"
 row_says "reg: all sizes registered, not met" "4 KiB .. 1 TiB of never-touched memory all register" "**met**"
 has reg "### Memory of the translation per GiB touched"
