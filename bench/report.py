@@ -567,6 +567,10 @@ class Report:
         modes = [m for m in ("odp", "implicit", "pinned") if any(r["mode"] == m for r in rr)]
         names = {"odp": "ODP", "implicit": "implicit ODP", "pinned": "pinned"}
 
+        def touched_children(size, mode):
+            ch = raw.values(sec="reg", case="touched-children", mode=mode, size=size, tag=tag)
+            return max(ch) if ch else None
+
         def cell(case, mode, size):
             v = raw.values(sec="reg", case=case, mode=mode, size=size, tag=tag)
             errs = raw.get(sec="reg", case=case + "-error", mode=mode, size=size, tag=tag)
@@ -584,9 +588,9 @@ class Report:
                     cells.append(cell(what, m, size))
             for m in ("odp", "implicit"):
                 if m in modes:
-                    ch = raw.values(sec="reg", case="touched-children", mode=m, size=size, tag=tag)
+                    ch = touched_children(size, m)
                     c = cell("dereg-touched", m, size)
-                    cells.append(c + ("; %s children" % fmt_n(max(ch)) if ch else ""))
+                    cells.append(c + ("; %s children" % fmt_n(ch) if ch is not None else ""))
             pr = paired_ratios(raw.by_run(sec="reg", case="reg", mode="odp", size=size, tag=tag),
                                raw.by_run(sec="reg", case="reg", mode="pinned", size=size, tag=tag))
             pin_at[size] = pr
@@ -652,23 +656,20 @@ class Report:
         # holds all of them up to 8 MiB), so its deregistration frees less
         # than a large one's: the dereg goal compares the sizes at which
         # they fault as many children as pages, i.e. the same translation.
-        def touched_children(z):
-            ch = raw.values(sec="reg", case="touched-children", mode="odp", size=z, tag=tag)
-            return max(ch) if ch else None
-        full = [z for z in sizes if touch != "?" and touched_children(z) == int(touch)]
+        full = [z for z in sizes if touch != "?" and touched_children(z, "odp") == int(touch)]
         # Registration alone (tag flat), when the run has it: the same guest
         # around every size's call; the implicit MR is the control.
         flat = sorted({r["size"] for r in raw.get(sec="reg", case="reg", mode="odp", tag="flat")})
-        for case, what, m, zs, t in (
-                ("reg", "ODP registration" + (" alone" if flat else ""), "odp", flat or sizes,
-                 "flat" if flat else tag),
-                ("dereg-touched", "ODP deregistration after %s faulted pages" % touch, "odp", full, tag)):
+        reg_goal = (("reg", "ODP registration alone", "odp", flat, "flat",
+                     ", explicit and implicit ODP only in the repetitions") if flat else
+                    ("reg", "ODP registration", "odp", sizes, tag, ""))
+        for case, what, m, zs, t, which in (
+                reg_goal,
+                ("dereg-touched", "ODP deregistration after %s faulted pages" % touch, "odp", full, tag,
+                 ", the sizes where the %s pages fault %s children" % (touch, touch))):
             sp = self.size_pair(case, m, zs, t)
             span = "%s .. %s" % (fmt_size(min(zs)), fmt_size(max(zs))) if zs else "no size"
-            name = "%s time flat over %s (never-touched%s): max/min median <= %g" % (
-                what, span, ", explicit and implicit ODP only in the repetitions" if t == "flat" else
-                "" if zs is sizes else ", the sizes where the %s pages fault %s children" % (touch, touch),
-                GOAL_REG_FLAT)
+            name = "%s time flat over %s (never-touched%s): max/min median <= %g" % (what, span, which, GOAL_REG_FLAT)
             if not sp:
                 self.goal(name, "not measured", None)
                 continue
