@@ -1,31 +1,89 @@
 #!/bin/bash
 # Profiles (perf, in the guest) of the ODP paths the bench reports on, to say
 # what limits a goal that is missed.  Run it in a guest:
-#   tests/vm/run -m 3G --out DIR -- bash bench/profile.sh /vmout
+#   tests/vm/run -m 3G --out DIR -- bash bench/profile.sh /vmout [CASE...]
 # Writes DIR/<case>.txt (perf report, flat by symbol, >= 1 %) and
 # DIR/<case>-graph.txt (callers of the hottest symbols), plus DIR/<case>.csv
-# (the odp-bench rows of the profiled run).
+# (the odp-bench rows of the profiled run).  CASEs (default: all but perftest):
 #   reg     ODP registrations + deregistrations of 1 GiB (process context)
 #   cold    cold + warm RDMA WRITE passes into a fresh ODP MR (system-wide:
 #           the faults run in the rxe_wq worker)
 #   steady  alternating passes over a warm pinned and a warm ODP MR (system-wide)
 #   inval   MADV_DONTNEED of 4 KiB pages, with and without an ODP MR
+#   perftest  ib_send_bw 64 KiB and ib_write_bw 4 KiB, pinned then --odp
+#           (system-wide, both sides in this guest); DIR/perftest-share.txt
+#           gives, per run, the share of all samples in ODP's own code (see
+#           ODP_SYMS) and in the copy of either kind of MR: issue 15's
+#           "ODP functions < 2 % of samples".
 set -uo pipefail
-OUT=${1:?usage: bench/profile.sh OUTDIR}
+OUT=${1:?usage: bench/profile.sh OUTDIR [reg|cold|steady|inval|perftest ...]}
+shift
+CASES=${*:-reg cold steady inval}
+export TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 mkdir -p "$OUT"
 # Kernel symbols for perf: Debian restricts kernel pointers by default.
 sysctl -qw kernel.kptr_restrict=0 kernel.perf_event_paranoid=-1
-cp /proc/kallsyms "$OUT/kallsyms"
-rep() { # name
-	perf report -i "$OUT/$1.data" --kallsyms "$OUT/kallsyms" --stdio --no-children \
+# perf.data stays on the guest's tmpfs: writing it through 9p slows the
+# recording down enough to miss a short run's start.
+DATA=$(mktemp -d)
+cp /proc/kallsyms "$DATA/kallsyms"
+rep() {
+	perf report -i "$DATA/$1.data" --kallsyms "$DATA/kallsyms" --stdio --no-children \
 		--sort dso,sym --percent-limit 1 -g none 2>/dev/null | grep -v '^$' | head -60 >"$OUT/$1.txt"
-	perf report -i "$OUT/$1.data" --kallsyms "$OUT/kallsyms" --stdio --no-children \
+	perf report -i "$DATA/$1.data" --kallsyms "$DATA/kallsyms" --stdio --no-children \
 		--sort sym --percent-limit 4 -g caller,1,callee 2>/dev/null | grep -v '^$' | head -300 >"$OUT/$1-graph.txt"
 	echo "== $1" && head -40 "$OUT/$1.txt"
-	rm -f "$OUT/$1.data"
 }
-perf record -q -g -o "$OUT/reg.data" -- odp-bench reg --mode odp --fresh --sizes 1G --reps 6 >"$OUT/reg.csv" && rep reg
-perf record -q -a -g -o "$OUT/cold.data" -- odp-bench pass --mode odp --size 8M --reps 2 >"$OUT/cold.csv" && rep cold
-perf record -q -a -g -o "$OUT/steady.data" -- odp-bench steady --size 2M --reps 3 --chunk 64K >"$OUT/steady.csv" && rep steady
-perf record -q -g -o "$OUT/inval.data" -- odp-bench inval --size 32M --reps 2 --thp off >"$OUT/inval.csv" && rep inval
-rm -f "$OUT/kallsyms"
+
+# ODP's own code: rxe's ODP files and what they call only for ODP (the
+# core's umem_odp, HMM's fault, the interval notifier).
+ODP_SYMS='^(rxe_odp_|ib_umem_odp_|hmm_|mmu_interval_|rxe_mr_odp)'
+# share TAG: one line, the percentages of all samples of run TAG that are in
+# ODP_SYMS (self), and in the copy of each kind of MR with what it calls
+# (children: rxe_mr_copy for pinned MRs, rxe_odp_mr_copy for ODP ones).
+share() {
+	local self children
+	self=$(perf report -i "$DATA/$1.data" --kallsyms "$DATA/kallsyms" --stdio --no-children \
+		--sort sym --percent-limit 0 -g none 2>/dev/null |
+		awk -v re="$ODP_SYMS" '$1 ~ /%$/ && $3 ~ re { s += $1 } END { printf "%.2f", s }')
+	children=$(perf report -i "$DATA/$1.data" --kallsyms "$DATA/kallsyms" --stdio --children \
+		--sort sym --percent-limit 0 -g none 2>/dev/null |
+		awk '$1 ~ /%$/ && ($4 == "rxe_mr_copy" || $4 == "rxe_odp_mr_copy") { printf "%s %s ", $4, $1 }')
+	echo "$1: ODP functions (self) ${self}% of samples; copy (with callees): ${children:-none}" |
+		tee -a "$OUT/perftest-share.txt"
+}
+
+for c in $CASES; do
+	case $c in
+	reg) perf record -q -g -o "$DATA/reg.data" -- odp-bench reg --mode odp --fresh --sizes 1G --reps 6 \
+		>"$OUT/reg.csv" && rep reg ;;
+	cold) perf record -q -a -g -o "$DATA/cold.data" -- odp-bench pass --mode odp --size 8M --reps 2 \
+		>"$OUT/cold.csv" && rep cold ;;
+	steady) perf record -q -a -g -o "$DATA/steady.data" -- odp-bench steady --size 2M --reps 3 \
+		--chunk 64K >"$OUT/steady.csv" && rep steady ;;
+	inval) perf record -q -g -o "$DATA/inval.data" -- odp-bench inval --size 32M --reps 2 --thp off \
+		>"$OUT/inval.csv" && rep inval ;;
+	perftest)
+		: >"$OUT/perftest-share.txt"
+		for run in "ib_send_bw 65536 3000" "ib_write_bw 4096 6000"; do
+			# shellcheck disable=SC2086 # prog size iterations
+			set -- $run
+			for mode in pinned odp; do
+				tag=perftest-$1-$2-$mode
+				args=(-s "$2" -n "$3" --report_gbits)
+				[ "$mode" = odp ] && args+=(--odp)
+				# perf starts the run once it is set up: one perftest
+				# (both sides) through the tests' helper
+				# shellcheck disable=SC2016 # expanded by that bash
+				perf record -q -a -g -o "$DATA/$tag.data" -- bash -c \
+					'source "$TOP/tests/lib/guest.sh"; PT_LOG=$0 PT_QUIET=1 perftest "$@"' \
+					"$OUT/$tag" "$1" "${args[@]}" || echo "$tag: perftest failed"
+				rep "$tag"
+				share "$tag"
+			done
+		done ;;
+	*) echo "profile.sh: unknown case $c" >&2; exit 2 ;;
+	esac
+	rm -f "$DATA"/*.data
+done
+rm -rf "$DATA"
