@@ -1364,7 +1364,10 @@ class Report:
                                                     "; unlimited runs swapped too: in %s, out %s" % (
                                                         med_spread(per_run(unl, "swapin"), fmt_n),
                                                         med_spread(per_run(unl, "swapout"), fmt_n))),
-                         self.press_outcome(proot), self.press_outcome(pmem)])
+                         self.press_outcome(proot) + (
+                             "; **kernel trouble outside the OOM report** (logs/dmesg-pressure-pinned-%d.log)" % pct
+                             if raw.get(sec="pressure", case="kernel-trouble", tag="limit-%d" % pct) else ""),
+                         self.press_outcome(pmem)])
             if rat:
                 counts.append(len(rat))
             self.add("pressure", "odp limit %d%% / no limit" % pct, ws, median(tu.values()), median(tl.values()),

@@ -239,7 +239,8 @@ row_says "aging: no throughput gain on the classic LRU is not 'not met'" \
 # The pressure step (issue 15 item 5): ODP pairs limited / unlimited at 50 %
 # and 25 % of the working set; pinned once per limit (OOM-killed as root,
 # refused under RLIMIT_MEMLOCK).  PRESS BAD: 0 = clean, corrupt = 5 corrupt
-# bytes in a limited run, oom = one limited run at 25 % OOM-killed.
+# bytes in a limited run, oom = one limited run at 25 % OOM-killed and kernel
+# trouble around the pinned runs at 25 %.
 press() { # BAD
 	/usr/bin/python3 - "$d/raw.csv" "$1" <<'PY'
 import sys
@@ -271,6 +272,8 @@ for pct, slow, pairs in ((50, 4.0, 20), (25, 10.0, 6)):
         rows.append("pressure,order,odp,32M,%s-%d,%d,1,index" % (first, pct, r))
         j = 1 + (r % 5) / 100  # the unlimited run's time varies a little
         rows += run("odp", "nolimit-%d" % pct, r, 0, 3e6 * j, 3e6 * j, 0, 0)
+        if bad == "oom" and pct == 25 and r == 1:
+            rows.append("pressure,kernel-trouble,pinned,0,limit-25,0,1,flag")
         if bad == "oom" and pct == 25 and r == 3:
             rows += run("odp", "limit-%d" % pct, r, mmax, 0, 0, 500, 3000, rc=137, oom=1)
         else:
@@ -300,6 +303,8 @@ row_says "pressure: 5 corrupt bytes at 50 % met" "under pressure ODP completes w
 press oom
 row_says "pressure: an OOM-killed ODP run is not shown" "25 % | 8 MiB | 5 |" \
 	"OOM-killed by the memcg during registration (1 of 6); completed (5 of 6)"
+row_says "pressure: kernel trouble around the pinned runs is not shown" "25 % | 8 MiB | 5 |" \
+	"OOM-killed by the memcg during registration; **kernel trouble outside the OOM report**"
 row_says "pressure: an OOM-killed ODP run met the goal" "under pressure ODP completes with 0 corrupt bytes" \
 	"25 %: 5 of 6 limited runs completed, 0 corrupt bytes | **not met**"
 
