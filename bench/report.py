@@ -1429,7 +1429,9 @@ class Report:
                  "bound: the figure is shown). Swap-ins/outs per run: pswpin/pswpout deltas of /proc/vmstat "
                  "(median [min–max]). Pinned runs once per limit and shows what it is: as root (its registration "
                  "pins, so charges, the whole working set), and as uid 65534 with RLIMIT_MEMLOCK = memory.max. "
-                 "OOM kills from memory.events." % (
+                 "OOM kills from memory.events. Each pass goes through the working set in order: with less memory than "
+                 "the working set, reclaim (LRU) has evicted a page before the pass comes back to it, so every pass "
+                 "faults every page in again whatever the limit, and the swap counts hardly depend on it." % (
                      self.meta.get("zram", "n/a"), fmt_size(ws) if ws else "?", self.meta.get("press_passes", "?"),
                      self.meta.get("press_pairs", "?")))
         self.out()
