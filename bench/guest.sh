@@ -19,6 +19,10 @@
 # BENCH_REG_RESIDENT=0 (leave out the resident-memory table: a short run),
 # BENCH_PASS_REPS (20),
 # BENCH_BATCH_REPS (6), BENCH_PF_REPS (8), BENCH_INVAL_REPS (20),
+# BENCH_PRESS_PAIRS (6: a pair takes 20-40 s under the limit at 32 MiB; each
+# limit of BENCH_PRESS_PCTS, default "50 25", memory.max as % of the working
+# set BENCH_PRESS_WS, default 32M, gets that many pairs of ODP limited vs
+# unlimited),
 # BENCH_AGING_RUNS (6: each aging mode goes first 3 times; 6 gives the
 # smallest 95 % interval, min-max), BENCH_YOUNG_REPS (8).  Also:
 # BENCH_PT_DUR, BENCH_BATCH_PARAM, BENCH_BATCH_VALUES, BENCH_REG_PINNED_MAX
@@ -74,7 +78,7 @@ if [ "$SMOKE" = 1 ]; then
 	BATCH_SIZE=1M BATCH_REPS=1
 	PF_SIZE=1M PF_REPS=1 PF_VARIANTS="write"
 	INVAL_SIZE=2M INVAL_REPS=1 INVAL_VARIANTS="dontneed:on"
-	PRESS_MAX=8M PRESS_WS=16M PRESS_PASSES=1 PRESS_CHUNK=256K ZRAM=64M
+	PRESS_WS=16M PRESS_PCTS="50 25" PRESS_PAIRS=1 PRESS_PASSES=1 PRESS_CHUNK=64K ZRAM=64M
 	AGING_SIZE=4 AGING_RUNS=1 AGING_ROUNDS=2 AGING_SWEEPS=2
 	YOUNG_NS="0 1 10" YOUNG_LAYOUTS="outside inside+hot" YOUNG_DATA=16 YOUNG_REPS=1 YOUNG_INVAL=1
 else
@@ -93,7 +97,8 @@ else
 	PF_SIZE=16M PF_REPS=${BENCH_PF_REPS:-8} PF_VARIANTS="write read write+fresh"
 	INVAL_SIZE=8M INVAL_REPS=${BENCH_INVAL_REPS:-20}
 	INVAL_VARIANTS="dontneed:on dontneed:off munmap:on munmap:off"
-	PRESS_MAX=64M PRESS_WS=128M PRESS_PASSES=1 PRESS_CHUNK=1M ZRAM=256M
+	PRESS_WS=${BENCH_PRESS_WS:-32M} PRESS_PCTS=${BENCH_PRESS_PCTS:-50 25} PRESS_PAIRS=${BENCH_PRESS_PAIRS:-6}
+	PRESS_PASSES=1 PRESS_CHUNK=256K ZRAM=256M
 	AGING_SIZE=16 AGING_RUNS=${BENCH_AGING_RUNS:-6} AGING_ROUNDS=5 AGING_SWEEPS=2
 	YOUNG_NS=${BENCH_YOUNG_NS:-0 1 100 1000 10000} YOUNG_LAYOUTS="outside inside outside+hot inside+hot"
 	YOUNG_DATA=128 YOUNG_REPS=${BENCH_YOUNG_REPS:-8} YOUNG_INVAL=3
@@ -123,12 +128,13 @@ snap() {
 			sed 's/^/vm:/'
 	} >"$1"
 }
-# Rows "SECTION,ctr:NAME,MODE,SIZE,TAG,RUN,DELTA,count" for every counter that moved.
+# Rows "SECTION,ctr:NAME,MODE,SIZE,TAG,RUN,DELTA,count" for every counter that moved
+# (%.0f: mawk's %d stops at 2^31 - 1, which odp_fault_ns_total passes in 2 s).
 delta_rows() { # section mode size tag run before after
 	local sec=$1 mode=$2 size=$3 tag=$4 run=$5
 	awk -v s="$sec" -v m="$mode" -v z="$size" -v t="$tag" -v r="$run" '
 		NR == FNR { a[$1] = $2; next }
-		($1 in a) && $2 != a[$1] { printf "%s,ctr:%s,%s,%s,%s,%s,%d,count\n", s, $1, m, z, t, r, $2 - a[$1] }
+		($1 in a) && $2 != a[$1] { printf "%s,ctr:%s,%s,%s,%s,%s,%.0f,count\n", s, $1, m, z, t, r, $2 - a[$1] }
 	' "$6" "$7" >>"$RAW"
 }
 
@@ -490,59 +496,86 @@ setup_cgroup() { # dir: a memory cgroup
 }
 setup_pressure() { setup_swap && setup_cgroup "$CG"; }
 
-# One pressure run in the cgroup: mode, memory.max, tag (+ runner prefix).
-press_one() { # mode max tag [runner...]
-	local mode=$1 max=$2 tag=$3 a=$OUT/.a b=$OUT/.b ev0 rc t0 t1
-	shift 3
+# One pressure run in the cgroup: mode, memory.max (bytes, or max), tag, run
+# (+ runner prefix).  odp-bench numbers its rows by pass; here every row of the
+# run gets RUN (a pass's rows add up in the report).
+press_one() { # mode max tag run [runner...]
+	local mode=$1 max=$2 tag=$3 run=$4 a=$OUT/.a b=$OUT/.b rc t0 t1
+	shift 4
 	echo "$max" >"$CG/memory.max" || return 1
 	echo max >"$CG/memory.swap.max" 2>/dev/null
 	cp "$CG/memory.events" "$OUT/.ev0"
 	snap "$a"
-	t0=$(date +%s.%N)
+	t0=$EPOCHREALTIME
 	(
 		echo "$BASHPID" >"$CG/cgroup.procs" || exit 126
 		exec "$@" odp-bench pressure --mode "$mode" --size "$PRESS_WS" \
 			--chunk "$PRESS_CHUNK" --passes "$PRESS_PASSES" --tag "$tag"
-	) >>"$RAW" 2>>"$LOGS/pressure-$tag.log"
-	rc=$?
-	t1=$(date +%s.%N)
+	) 2>>"$LOGS/pressure-$tag.log" | awk -F, -v OFS=, -v r="$run" '{ $6 = r; print }' >>"$RAW"
+	rc=${PIPESTATUS[0]}
+	t1=$EPOCHREALTIME
 	snap "$b"
-	delta_rows pressure "$mode" "$PRESS_WS" "$tag" 0 "$a" "$b"
-	row pressure exit "$mode" "$PRESS_WS" "$tag" 0 "$rc" status
-	row pressure wall "$mode" "$PRESS_WS" "$tag" 0 "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1e6 }')" us
-	row pressure memory.max "$mode" "$PRESS_WS" "$tag" 0 "$(numfmt --from=iec "$max" 2>/dev/null || echo 0)" bytes
-	awk -v m="$mode" -v z="$PRESS_WS" -v t="$tag" '
+	delta_rows pressure "$mode" "$PRESS_WS" "$tag" "$run" "$a" "$b"
+	row pressure exit "$mode" "$PRESS_WS" "$tag" "$run" "$rc" status
+	row pressure wall "$mode" "$PRESS_WS" "$tag" "$run" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1e6 }')" us
+	row pressure memory.max "$mode" "$PRESS_WS" "$tag" "$run" "$([ "$max" = max ] && echo 0 || echo "$max")" bytes
+	awk -v m="$mode" -v z="$PRESS_WS" -v t="$tag" -v r="$run" '
 		NR == FNR { a[$1] = $2; next }
-		{ printf "pressure,memcg:%s,%s,%s,%s,0,%d,count\n", $1, m, z, t, $2 - a[$1] }
+		{ printf "pressure,memcg:%s,%s,%s,%s,%s,%.0f,count\n", $1, m, z, t, r, $2 - a[$1] }
 	' "$OUT/.ev0" "$CG/memory.events" >>"$RAW"
-	log "pressure $tag: exit $rc"
+	log "pressure $mode $tag run $run: exit $rc, $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
 }
 
+# Issue 15 item 5: for each limit of PRESS_PCTS (memory.max = PCT % of the
+# working set PRESS_WS), PRESS_PAIRS pairs of ODP runs, one under the limit
+# (tag limit-PCT) and one without (tag nolimit-PCT), back to back, which goes
+# first alternating from pair to pair (row "order" = 1 for the one that ran
+# first; run = the pair): the report takes the throughput ratio limited /
+# unlimited per pair, its median and 95 % interval, and the swap-ins/outs of
+# every run (pswpin/pswpout deltas).  Pinned runs once per limit and shows
+# what happens to it: as root the registration pins (swaps in and charges)
+# the whole working set and the memcg OOM killer ends it (tag limit-PCT);
+# an ordinary user whose RLIMIT_MEMLOCK is the limit is refused (tag
+# limit-memlock-PCT).  One pinned run without a limit (tag nolimit) first,
+# for its throughput.
 run_pressure() {
 	if ! setup_pressure; then
 		row pressure setup-failed - 0 - 0 NaN error
 		return 0
 	fi
-	local maxb
-	maxb=$(numfmt --from=iec "$PRESS_MAX")
+	local ws pct maxb run first
+	ws=$(numfmt --from=iec "$PRESS_WS")
 	meta press_passes "$PRESS_PASSES"
 	meta press_ws "$PRESS_WS"
-	meta press_max "$PRESS_MAX"
-	# Baselines without a limit, then the limited runs.  The pinned run as
-	# root is expected to end in the memcg OOM killer: the registration pins
-	# (and so swaps in and charges) the whole working set.
-	press_one pinned max nolimit
-	[ "$ODP" = yes ] && press_one odp max nolimit
-	if trouble_guard_begin; then
-		press_one pinned "$maxb" limit
-		# An ordinary user whose RLIMIT_MEMLOCK matches the cgroup limit.
-		press_one pinned "$maxb" limit-memlock prlimit --memlock="$maxb" \
-			setpriv --reuid=65534 --regid=65534 --clear-groups
-		trouble_guard_end "$LOGS/dmesg-pressure-pinned.log" oom_report ||
-			row pressure kernel-trouble pinned 0 - 0 1 flag
-	fi
-	[ "$ODP" = yes ] && press_one odp "$maxb" limit
-	[ "$ODP" = yes ] || row pressure exit odp "$PRESS_WS" limit 0 NaN unsupported
+	meta press_pcts "$PRESS_PCTS"
+	meta press_pairs "$PRESS_PAIRS"
+	press_one pinned max nolimit 0
+	for pct in $PRESS_PCTS; do
+		maxb=$((ws * pct / 100 / 4096 * 4096))
+		if trouble_guard_begin; then
+			press_one pinned "$maxb" "limit-$pct" 0
+			press_one pinned "$maxb" "limit-memlock-$pct" 0 prlimit --memlock="$maxb" \
+				setpriv --reuid=65534 --regid=65534 --clear-groups
+			trouble_guard_end "$LOGS/dmesg-pressure-pinned-$pct.log" oom_report ||
+				row pressure kernel-trouble pinned 0 "limit-$pct" 0 1 flag
+		fi
+		if [ "$ODP" != yes ]; then
+			row pressure exit odp "$PRESS_WS" "limit-$pct" 0 NaN unsupported
+			continue
+		fi
+		for run in $(seq "$PRESS_PAIRS"); do
+			first=limit
+			[ $((run % 2)) = 0 ] && first=nolimit
+			row pressure order odp "$PRESS_WS" "$first-$pct" "$run" 1 index
+			if [ $first = limit ]; then
+				press_one odp "$maxb" "limit-$pct" "$run"
+				press_one odp max "nolimit-$pct" "$run"
+			else
+				press_one odp max "nolimit-$pct" "$run"
+				press_one odp "$maxb" "limit-$pct" "$run"
+			fi
+		done
+	done
 }
 
 # ---------------------------------------------------------------- aging
@@ -744,7 +777,16 @@ expect_secs() { # STEP: EXP = its expected seconds
 	faultcost) nw ${FC_AHEAD//,/ }; EXP=$((FC_PAIRS * NW * 4 + 10)) ;;
 	prefetch) nw $PF_VARIANTS; EXP=$((NW * 3 * PF_REPS * 3 + 5)) ;;
 	inval) nw $INVAL_VARIANTS; EXP=$((NW * INVAL_REPS + 5)) ;;
-	pressure) EXP=200 ;;
+	pressure)
+		# a pinned run without a limit, two pinned runs per limit, and per
+		# pair an unlimited ODP run (~WS/8 s for WS in MiB) and one under
+		# the limit, slower the lower it is (~WS * 20 / PCT s)
+		local ws=${PRESS_WS%[MG]} pct
+		[ "${PRESS_WS: -1}" = G ] && ws=$((ws << 10))
+		EXP=10
+		for pct in $PRESS_PCTS; do
+			EXP=$((EXP + 8 + PRESS_PAIRS * (ws * 20 / pct + ws / 8 + 4)))
+		done ;;
 	aging) nw $AGING_LRUS; EXP=$((NW * AGING_RUNS * 35)) ;;
 	young) EXP=$((YOUNG_REPS * 45 + 30)) ;;
 	*) EXP=60 ;;

@@ -1278,73 +1278,179 @@ class Report:
             self.goal("invalidation <= %g× no-MR" % GOAL_INVAL, "not measured", None)
 
     # ------------------------------------------------------------ pressure
-    def pressure(self):
+    def press_runs(self, mode, tag):
+        """The runs of one kind of the pressure step (bench/guest.sh press_one),
+        by run number: dict(rc, outcome, ok, tput, w, rd, reg, corrupt, checked,
+        swapin, swapout, oom, rxe counters, memory.max)."""
         raw = self.raw
-        rows = []
-        goal = None
-        figure = "not measured"
-        order = [("pinned", "nolimit"), ("odp", "nolimit"), ("pinned", "limit"), ("pinned", "limit-memlock"),
-                 ("odp", "limit")]
-        for mode, tag in order:
-            g = lambda case: raw.get(sec="pressure", mode=mode, tag=tag, case=case)
-            ex = g("exit")
-            if not ex:
-                continue
-            rc = ex[0]["value"]
-            size = ex[0]["size"]
-            mmax = g("memory.max")
-            reg = g("reg")
-            regerr = g("reg-error")
-            w = [size / r["value"] for r in g("write") if r["value"] > 0]  # bytes/us = MB/s
-            rd = [size / r["value"] for r in g("read") if r["value"] > 0]
+        rows = raw.get(sec="pressure", mode=mode, tag=tag)
+        out = {}
+        for ex in [r for r in rows if r["case"] == "exit"]:
+            run = ex["run"]
+            g = lambda case: [r for r in rows if r["run"] == run and r["case"] == case]
+            size, rc = ex["size"], ex["value"]
+            reg, regerr = g("reg"), g("reg-error")
+            wt = [r["value"] for r in g("write") if r["value"] > 0]
+            rt = [r["value"] for r in g("read") if r["value"] > 0]
             corrupt = sum(r["value"] for r in g("corrupt-rdma") + g("corrupt-cpu"))
             checked = len(g("corrupt-cpu"))
-            ctr = {r["case"][4:]: r["value"] for r in raw.get(sec="pressure", mode=mode, tag=tag)
-                   if r["case"].startswith("ctr:")}
-            memcg = {r["case"][6:]: r["value"] for r in raw.get(sec="pressure", mode=mode, tag=tag)
-                     if r["case"].startswith("memcg:")}
+            ctr = {r["case"][4:]: r["value"] for r in rows if r["run"] == run and r["case"].startswith("ctr:")}
+            memcg = {r["case"][6:]: r["value"] for r in rows if r["run"] == run and r["case"].startswith("memcg:")}
+            mmax = g("memory.max")
             if not ok(rc):
                 outcome = "not run (ODP unsupported)"
             elif regerr:
                 e = int(regerr[0]["value"])
                 outcome = "registration refused: errno %d (%s)" % (e, os.strerror(e))
             elif rc == 137 and memcg.get("oom_kill", 0) > 0:
-                outcome = "OOM-killed by the memcg %s" % ("during registration" if not reg else "during traffic")
+                outcome = "OOM-killed by the memcg %s" % ("during traffic" if reg else "during registration"
+                                                          if g("fill") else "before its region was filled")
             elif rc == 0 and checked:
                 outcome = "completed"
             else:
                 outcome = "exit %d" % rc
-            limit = "none" if not mmax or mmax[0]["value"] == 0 else fmt_size(mmax[0]["value"])
-            faults = ", ".join("%s %d" % (k[3:], v) for k, v in sorted(ctr.items()) if k.startswith("hw:odp") and v)
-            rows.append(["%s (%s)" % (mode, tag), fmt_size(size), limit, outcome,
-                         fmt_us(reg[0]["value"]) if reg else "-",
-                         med_spread(w) + " MB/s" if w else "-", med_spread(rd) + " MB/s" if rd else "-",
-                         "%d / %d" % (ctr.get("vm:pswpin", 0), ctr.get("vm:pswpout", 0)),
-                         "%d" % memcg.get("oom_kill", 0), faults or "-",
-                         "%d" % corrupt if checked else "-"])
-            self.add("pressure", "%s/%s" % (mode, tag), size, float("nan"), median(w + rd), float("nan"),
-                     "MB/s", "%s; corrupt=%s; swapin=%d swapout=%d" % (outcome, int(corrupt) if checked else "-",
-                                                                       ctr.get("vm:pswpin", 0),
-                                                                       ctr.get("vm:pswpout", 0)))
-            if mode == "odp" and tag == "limit":
-                goal = outcome == "completed" and corrupt == 0
-                figure = "%s; %d corrupt bytes; %s/%s MB/s write/read; %d swap-ins, %d swap-outs" % (
-                    outcome, corrupt, fmt(median(w)), fmt(median(rd)), ctr.get("vm:pswpin", 0),
-                    ctr.get("vm:pswpout", 0)) if ok(rc) else outcome
-                if not ok(rc):
-                    goal = None
-        self.out("## 5. Memory pressure: working set 2× memory.max, zram swap")
+            done = outcome == "completed"
+            out[run] = dict(
+                rc=rc, outcome=outcome, done=done, size=size, corrupt=corrupt, checked=checked,
+                # RDMA throughput of the run: the bytes of its WRITE and READ passes over their time (MB/s)
+                tput=size * (len(wt) + len(rt)) / sum(wt + rt) if done and wt + rt else float("nan"),
+                w=size * len(wt) / sum(wt) if wt else float("nan"),
+                rd=size * len(rt) / sum(rt) if rt else float("nan"),
+                reg=reg[0]["value"] if reg else float("nan"),
+                swapin=ctr.get("vm:pswpin", 0), swapout=ctr.get("vm:pswpout", 0),
+                oom=memcg.get("oom_kill", 0), ctr=ctr,
+                max=mmax[0]["value"] if mmax else float("nan"))
+        return out
+
+    @staticmethod
+    def press_outcome(runs):
+        """One cell for the outcomes of runs: "completed" or "OOM-killed ... (2 of 3)"."""
+        n = defaultdict(int)
+        for r in runs.values():
+            n[r["outcome"]] += 1
+        if not n:
+            return "not run"
+        return "; ".join(o if c == len(runs) else "%s (%d of %d)" % (o, c, len(runs)) for o, c in sorted(n.items()))
+
+    def pressure(self):
+        raw = self.raw
+        tags = {r["tag"] for r in raw.get(sec="pressure")}
+        pcts = sorted({int(t.rsplit("-", 1)[1]) for t in tags
+                       if t.startswith("limit-") and t.rsplit("-", 1)[1].isdigit()}, reverse=True)
+        ws = next((r["size"] for r in raw.get(sec="pressure", case="exit")), 0)
+        rows, runs_rows, counts, comp_figs, comp_states = [], [], [], [], []
+        per_run = lambda runs, key: [r[key] for r in runs.values()]
+        for pct in pcts:
+            lim = self.press_runs("odp", "limit-%d" % pct)
+            unl = self.press_runs("odp", "nolimit-%d" % pct)
+            proot = self.press_runs("pinned", "limit-%d" % pct)
+            pmem = self.press_runs("pinned", "limit-memlock-%d" % pct)
+            tl = {k: v["tput"] for k, v in lim.items()}
+            tu = {k: v["tput"] for k, v in unl.items()}
+            rat = paired_ratios(tu, tl)  # limited / unlimited throughput, per pair
+            mmax = next((r["max"] for r in list(lim.values()) + list(proot.values()) if ok(r["max"])), float("nan"))
+            corrupt = sum(r["corrupt"] for r in list(lim.values()) + list(unl.values()))
+            checked = sum(r["checked"] for r in list(lim.values()) + list(unl.values()))
+            label = "%d %%" % pct
+            uswap = per_run(unl, "swapin") + per_run(unl, "swapout")
+            rows.append([label, fmt_size(mmax) if ok(mmax) else "?", "%d" % len(rat),
+                         med_spread(per_run(lim, "tput")) + " MB/s" if lim else "-",
+                         med_spread(per_run(unl, "tput")) + " MB/s" if unl else "-",
+                         med_spread(rat), fmt_ci(rat) if rat else "-",
+                         med_spread(per_run(lim, "swapin"), fmt_n) if lim else "-",
+                         med_spread(per_run(lim, "swapout"), fmt_n) if lim else "-",
+                         "%d" % corrupt if checked else "-",
+                         self.press_outcome(lim) + ("" if not any(uswap) else
+                                                    "; unlimited runs swapped too: in %s, out %s" % (
+                                                        med_spread(per_run(unl, "swapin"), fmt_n),
+                                                        med_spread(per_run(unl, "swapout"), fmt_n))),
+                         self.press_outcome(proot) + (
+                             "; **kernel trouble outside the OOM report** (logs/dmesg-pressure-pinned-%d.log)" % pct
+                             if raw.get(sec="pressure", case="kernel-trouble", tag="limit-%d" % pct) else ""),
+                         self.press_outcome(pmem)])
+            if rat:
+                counts.append(len(rat))
+            self.add("pressure", "odp limit %d%% / no limit" % pct, ws, median(tu.values()), median(tl.values()),
+                     median(rat), "MB/s", "ratio=median per-pair limited/unlimited ODP throughput over %d pairs; "
+                     "95%% interval %s; memory.max %s; swap-ins %s, swap-outs %s per limited run; corrupt=%s; "
+                     "pinned root: %s; pinned RLIMIT_MEMLOCK: %s" % (
+                         len(rat), fmt_ci(rat), fmt_n(mmax), med_spread(per_run(lim, "swapin"), fmt_n),
+                         med_spread(per_run(lim, "swapout"), fmt_n), "%d" % corrupt if checked else "-",
+                         self.press_outcome(proot), self.press_outcome(pmem)))
+            name = "ODP throughput at memory.max = %d%% of the working set / no limit (median pair ratio, 95%% " \
+                   "interval; no bound)" % pct
+            if rat:
+                self.goal(name, "%s (95%% %s, %d pairs); swap-ins %s, swap-outs %s per run" % (
+                    fmt(median(rat)), fmt_ci(rat), len(rat), med_spread(per_run(lim, "swapin"), fmt_n),
+                    med_spread(per_run(lim, "swapout"), fmt_n)), "shown", timing=False)
+            else:
+                self.goal(name, "not measured (%s)" % self.press_outcome(lim), None)
+            if lim and all(not ok(r["rc"]) for r in lim.values()):
+                comp_states.append(None)
+                comp_figs.append("%d %%: ODP unsupported" % pct)
+            elif lim:
+                good = all(r["done"] for r in list(lim.values()) + list(unl.values())) and corrupt == 0
+                comp_states.append(good)
+                comp_figs.append("%d %%: %d of %d limited runs completed, %d corrupt bytes" % (
+                    pct, sum(1 for r in lim.values() if r["done"]), len(lim), corrupt))
+        # every kind of run, one row each (runs of a kind: median [min–max])
+        kinds = [("pinned", "nolimit")] + [(m, "%s-%d" % (t, p)) for p in pcts for m, t in (
+            ("pinned", "limit"), ("pinned", "limit-memlock"), ("odp", "nolimit"), ("odp", "limit"))]
+        for mode, tag in kinds:
+            runs = self.press_runs(mode, tag)
+            if not runs:
+                continue
+            mmax = next((r["max"] for r in runs.values() if ok(r["max"])), float("nan"))
+            faults = defaultdict(list)
+            for r in runs.values():
+                for k, v in r["ctr"].items():
+                    if k.startswith("hw:odp"):
+                        faults[k[3:]].append(v)
+            checked = sum(r["checked"] for r in runs.values())
+            runs_rows.append([mode, tag, "%d" % len(runs), "none" if not ok(mmax) or mmax == 0 else fmt_size(mmax),
+                              self.press_outcome(runs),
+                              fmt_us(median(per_run(runs, "reg"))) if any(ok(x) for x in per_run(runs, "reg")) else "-",
+                              med_spread(per_run(runs, "w")) + " MB/s" if any(ok(x) for x in per_run(runs, "w")) else "-",
+                              med_spread(per_run(runs, "rd")) + " MB/s" if any(ok(x) for x in per_run(runs, "rd")) else "-",
+                              "%s / %s" % (med_spread(per_run(runs, "swapin"), fmt_n),
+                                           med_spread(per_run(runs, "swapout"), fmt_n)),
+                              "%d" % sum(per_run(runs, "oom")),
+                              ", ".join("%s %s" % (k, fmt_n(median(v))) for k, v in sorted(faults.items())
+                                        if any(v)) or "-",
+                              "%d" % sum(per_run(runs, "corrupt")) if checked else "-"])
+        self.out("## 5. Memory pressure: memory.max below the working set, zram swap")
         self.out()
-        self.out("odp-bench pressure in a cgroup v2 with memory.max below the working set (zram swap %s): "
-                 "fill the region with a pattern, register it, then %s pass(es) of RDMA WRITE (new "
-                 "pattern) and RDMA READ (checked), and a final CPU check of every byte. *nolimit* = same "
-                 "without memory.max (baseline); *limit-memlock* = pinned as uid 65534 with "
-                 "RLIMIT_MEMLOCK = memory.max. Swap-ins/outs from /proc/vmstat, OOM kills from "
-                 "memory.events." % (self.meta.get("zram", "n/a"), self.meta.get("press_passes", "?")))
+        self.out("odp-bench pressure in a cgroup v2 (zram swap %s), working set %s: fill the region with a pattern, "
+                 "register it, then %s pass(es) of RDMA WRITE (new pattern) and RDMA READ (checked), and a final "
+                 "CPU check of every byte. For each limit (memory.max = that share of the working set), %s pairs "
+                 "of ODP runs: one under the limit and one without, back to back, which goes first alternating "
+                 "from pair to pair; throughput = the bytes of the WRITE and READ passes over their time; ratio "
+                 "per pair = limited / unlimited, its median [min–max] and the 95%% interval of that median (no "
+                 "bound: the figure is shown). Swap-ins/outs per run: pswpin/pswpout deltas of /proc/vmstat "
+                 "(median [min–max]). Pinned runs once per limit and shows what it is: as root (its registration "
+                 "pins, so charges, the whole working set), and as uid 65534 with RLIMIT_MEMLOCK = memory.max. "
+                 "OOM kills from memory.events. Each pass goes through the working set in order: with less memory than "
+                 "the working set, reclaim (LRU) has evicted a page before the pass comes back to it, so every pass "
+                 "faults every page in again whatever the limit, and the swap counts hardly depend on it." % (
+                     self.meta.get("zram", "n/a"), fmt_size(ws) if ws else "?", self.meta.get("press_passes", "?"),
+                     self.meta.get("press_pairs", "?")))
         self.out()
-        self.table(["run", "working set", "memory.max", "outcome", "registration", "WRITE", "READ",
-                    "swap-in / swap-out", "OOM kills", "rxe counters", "corrupt bytes"], rows)
-        self.goal("under pressure ODP completes with 0 corrupt bytes", figure, goal, timing=False)
+        if rows:
+            self.table(["limit (% of WS)", "memory.max", "pairs", "ODP limited", "ODP unlimited",
+                        "limited / unlimited per pair", "95% interval", "swap-ins per run", "swap-outs per run",
+                        "corrupt bytes", "ODP under the limit", "pinned (root)", "pinned (RLIMIT_MEMLOCK)"], rows)
+            self.few_pairs(counts, "`BENCH_PRESS_PAIRS=N` sets the pairs per limit (a pair of runs under a "
+                           "limit takes tens of seconds under TCG)")
+        if runs_rows:
+            self.out("Every kind of run (median [min–max] over its runs; rxe counters: median per run):")
+            self.out()
+            self.table(["mode", "tag", "runs", "memory.max", "outcome", "registration", "WRITE", "READ",
+                        "swap-in / swap-out", "OOM kills", "rxe counters", "corrupt bytes"], runs_rows)
+        name = "under pressure ODP completes with 0 corrupt bytes (every limit)"
+        if comp_states:
+            self.goal(name, "; ".join(comp_figs), all_state(comp_states), timing=False)
+        else:
+            self.goal(name, "not measured", None)
 
     # ------------------------------------------------------------ aging
     AGING_METRICS = [  # label, probe key, off/on ratio per run

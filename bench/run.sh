@@ -10,8 +10,12 @@
 # where <name> = <UTC date>-<git sha>.  Every ODP-vs-pinned figure is the
 # median of interleaved pairs (20 per case where a pair takes seconds; fewer
 # for the long ones: see bench/guest.sh) with its 95 % interval, and the goals
-# are judged on the interval.  Takes about 50 minutes in the guest on an idle
-# host (perftest about 18 of them, at 10 pairs), then about 30 for the pair
+# are judged on the interval.  The pressure step runs ODP under memory.max =
+# 50 % and 25 % of its working set, each in pairs with an unlimited ODP run
+# (throughput ratio, swap-ins/outs per run, corrupt bytes), and pinned once
+# per limit (OOM-killed as root, refused under RLIMIT_MEMLOCK).  Takes about
+# 55 minutes in the guest on an idle host (perftest about 18 of them, at 10
+# pairs; pressure about 6, at 6 pairs per limit), then about 30 for the pair
 # step (estimates from per-unit costs of earlier runs: the progress lines
 # print them).  Progress: "step i of n: NAME, elapsed T, about
 # R left" on stderr at every step (the estimate: each step's expected time

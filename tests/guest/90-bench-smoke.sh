@@ -2,9 +2,11 @@
 # Bench smoke: bench/guest.sh --smoke (tiny sizes, one run of every
 # measurement) and bench/report.py still produce a complete report: every
 # section and every goal row with a measured figure, a PNG plot, perftest
-# pinned and --odp results, and the memory-pressure run of ODP with its data
-# verified (0 corrupt bytes), and the page-aging case on MGLRU and the classic
-# LRU with odp_aging off and on (young callbacks answered only when on), and
+# pinned and --odp results, the memory-pressure runs of ODP (limited to 50 %
+# and 25 % of the working set, and unlimited) with their data verified (0
+# corrupt bytes) and pinned's outcome at each limit, the page-aging case on
+# MGLRU and the classic LRU with odp_aging off and on (young callbacks
+# answered only when on), and
 # the page-aging-at-scale step (reclaim and invalidation with 0 and 10 ODP
 # MRs).  No timing is asserted: speed is bench/'s job.
 # vm-args: --timeout 1800
@@ -77,10 +79,18 @@ need "faultcost exit 0" '$1 == "faultcost" && $2 == "exit" && $7 == 0'
 need "inval no MR" '$1 == "inval" && $3 == "nomr"'
 need "inval ODP" '$1 == "inval" && $3 == "odp" && $2 != "reg-error"'
 need "inval stale bytes = 0" '$1 == "inval" && $2 == "stale-bytes" && $7 == 0'
-need "pinned pressure outcome" '$1 == "pressure" && $2 == "exit" && $3 == "pinned" && $5 == "limit"'
-need "ODP pressure completed" '$1 == "pressure" && $2 == "exit" && $3 == "odp" && $5 == "limit" && $7 == 0'
-need "ODP pressure RDMA check" '$1 == "pressure" && $2 == "corrupt-rdma" && $3 == "odp" && $5 == "limit"'
-need "ODP pressure CPU check" '$1 == "pressure" && $2 == "corrupt-cpu" && $3 == "odp" && $5 == "limit"'
+# The pressure step: at each limit (% of the working set) pinned once as root
+# and once under RLIMIT_MEMLOCK, ODP limited and unlimited in pairs.
+for pct in 50 25; do
+	need "pinned pressure outcome at $pct %" "\$1 == \"pressure\" && \$2 == \"exit\" && \$3 == \"pinned\" && \$5 == \"limit-$pct\""
+	need "pinned RLIMIT_MEMLOCK outcome at $pct %" "\$1 == \"pressure\" && \$2 == \"exit\" && \$3 == \"pinned\" && \$5 == \"limit-memlock-$pct\""
+	for t in limit nolimit; do
+		need "ODP pressure $t-$pct completed" "\$1 == \"pressure\" && \$2 == \"exit\" && \$3 == \"odp\" && \$5 == \"$t-$pct\" && \$6 == 1 && \$7 == 0"
+		need "ODP pressure $t-$pct RDMA check" "\$1 == \"pressure\" && \$2 == \"corrupt-rdma\" && \$3 == \"odp\" && \$5 == \"$t-$pct\""
+		need "ODP pressure $t-$pct CPU check" "\$1 == \"pressure\" && \$2 == \"corrupt-cpu\" && \$3 == \"odp\" && \$5 == \"$t-$pct\""
+	done
+	need "ODP pressure limit-$pct memory.max" "\$1 == \"pressure\" && \$2 == \"memory.max\" && \$3 == \"odp\" && \$5 == \"limit-$pct\" && \$7 > 0"
+done
 bad=$(awk -F, '$1 == "pressure" && $3 == "odp" && $2 ~ /^corrupt-/ { s += $7 } END { print s + 0 }' "$raw")
 [ "$bad" = 0 ] || fail "ODP under memory pressure: $bad corrupt bytes"
 for lru in mglru classic; do
@@ -129,6 +139,12 @@ for g in "steady-state ODP/pinned >= 0.98 (perftest" "steady-state ODP/pinned >=
 	*"1 GiB"*"not measured"*) ;;
 	*) fail "goal row not measured: $line" ;;
 	esac
+done
+# the throughput under each limit relative to none: a figure, no bound
+for pct in 50 25; do
+	grep -F "| ODP throughput at memory.max = $pct% of the working set / no limit" "$md" | grep -qF "| shown |" ||
+		fail "no ODP throughput figure at $pct % of the working set: $(grep -F "| ODP throughput at memory.max = $pct%" "$md")"
+	grep -qF "| $pct % | " "$md" || fail "no row of the $pct % limit in the pressure table"
 done
 grep -F "| under pressure ODP completes" "$md" | grep -qF "**met**" ||
 	fail "ODP under pressure did not complete cleanly: $(grep -F '| under pressure' "$md")"

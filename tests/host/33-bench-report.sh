@@ -33,7 +33,8 @@ print("interval and verdict rules: ok")
 PY
 
 # A run: steady WRITE at parity (met), READ 20% slower (not met), 1 MiB READ
-# straddling 0.98 (undecided), and the pressure step's correctness goal.
+# straddling 0.98 (undecided), and the pressure step's correctness goal (one
+# limited ODP run at 50 %).
 /usr/bin/python3 - "$d/raw.csv" <<'PY'
 import sys
 rows = []
@@ -42,8 +43,8 @@ for case, f in (("write-4096", lambda i: 1.00 + (i % 5) / 100), ("read-4096", la
     for run in range(1, 21):
         rows.append("steady,%s,pinned,2097152,-,%d,1000,us" % (case, run))
         rows.append("steady,%s,odp,2097152,-,%d,%.3f,us" % (case, run, 1000 / f(run)))
-rows += ["pressure,exit,odp,134217728,limit,0,0,status", "pressure,corrupt-cpu,odp,134217728,limit,0,0,count",
-         "pressure,corrupt-rdma,odp,134217728,limit,0,0,count"]
+rows += ["pressure,exit,odp,32M,limit-50,1,0,status", "pressure,corrupt-cpu,odp,33554432,limit-50,1,0,bytes",
+         "pressure,corrupt-rdma,odp,33554432,limit-50,1,0,bytes"]
 open(sys.argv[1], "w").write("\n".join(rows) + "\n")
 PY
 run() { # NAME LOAD_START OTHERS [report options]: the report of the run
@@ -234,6 +235,78 @@ has "aging" "| RDMA into A during the rounds, MiB/s |"
 aging 1.0
 row_says "aging: no throughput gain on the classic LRU is not 'not met'" \
 	"RDMA throughput into A under the reclaim rounds" "**not met**"
+
+# The pressure step (issue 15 item 5): ODP pairs limited / unlimited at 50 %
+# and 25 % of the working set; pinned once per limit (OOM-killed as root,
+# refused under RLIMIT_MEMLOCK).  PRESS BAD: 0 = clean, corrupt = 5 corrupt
+# bytes in a limited run, oom = one limited run at 25 % OOM-killed and kernel
+# trouble around the pinned runs at 25 %.
+press() { # BAD
+	/usr/bin/python3 - "$d/raw.csv" "$1" <<'PY'
+import sys
+rows, bad = [], sys.argv[2]
+W = 33554432
+def run(mode, tag, r, mmax, wt, rt, swin, swout, rc=0, corrupt=0, oom=0, regerr=0):
+    t = "pressure,%%s,%s,%%s,%s,%d,%%s,%%s" % (mode, tag, r)
+    out = [t % ("fill", W, 300000, "us")]
+    if regerr:
+        out.append(t % ("reg-error", W, regerr, "errno"))
+    elif rc == 0:
+        out += [t % ("reg", W, 3000, "us"), t % ("write", W, wt, "us"), t % ("read", W, rt, "us"),
+                t % ("corrupt-rdma", W, corrupt, "bytes"), t % ("verify-cpu", W, 70000, "us"),
+                t % ("corrupt-cpu", W, 0, "bytes")]
+    if swin:
+        out.append(t % ("ctr:vm:pswpin", "32M", swin, "count"))
+    if swout:
+        out.append(t % ("ctr:vm:pswpout", "32M", swout, "count"))
+    out += [t % ("exit", "32M", rc, "status"), t % ("wall", "32M", 1e7, "us"),
+            t % ("memory.max", "32M", mmax, "bytes"), t % ("memcg:oom_kill", "32M", oom, "count")]
+    return out
+rows += run("pinned", "nolimit", 0, 0, 3e6, 3e6, 0, 0)
+for pct, slow, pairs in ((50, 4.0, 20), (25, 10.0, 6)):
+    mmax = W * pct // 100
+    rows += run("pinned", "limit-%d" % pct, 0, mmax, 0, 0, 100, 2000, rc=137, oom=1)
+    rows += run("pinned", "limit-memlock-%d" % pct, 0, mmax, 0, 0, 10, 1000, regerr=12)
+    for r in range(1, pairs + 1):
+        first = "limit" if r % 2 else "nolimit"
+        rows.append("pressure,order,odp,32M,%s-%d,%d,1,index" % (first, pct, r))
+        j = 1 + (r % 5) / 100  # the unlimited run's time varies a little
+        rows += run("odp", "nolimit-%d" % pct, r, 0, 3e6 * j, 3e6 * j, 0, 0)
+        if bad == "oom" and pct == 25 and r == 1:
+            rows.append("pressure,kernel-trouble,pinned,0,limit-25,0,1,flag")
+        if bad == "oom" and pct == 25 and r == 3:
+            rows += run("odp", "limit-%d" % pct, r, mmax, 0, 0, 500, 3000, rc=137, oom=1)
+        else:
+            rows += run("odp", "limit-%d" % pct, r, mmax, 3e6 * slow, 3e6 * slow, 8000 + r, 9000 + r,
+                        corrupt=5 if bad == "corrupt" and pct == 50 and r == 2 else 0)
+open(sys.argv[1], "w").write("\n".join(rows) + "\n")
+PY
+	report_idle "pressure $1" 'steps=pressure\npress_ws=32M\npress_pcts=50 25\npress_pairs=20\npress_passes=1\n'
+}
+press clean
+has pressure "| limit (% of WS) | memory.max | pairs | ODP limited | ODP unlimited | limited / unlimited per pair |"
+row_says "pressure: the 50 % row (20 pairs, ratio 0.25, swap per run, 0 corrupt, pinned outcomes)" "50 % | 16 MiB | 20 |" \
+	"| 0.255 [0.25–0.26] | 0.253–0.258 | 8010.5 [8001–8020] | 9010.5 [9001–9020] | 0 | completed | OOM-killed by the memcg during registration | registration refused: errno 12 (Cannot allocate memory) |"
+row_says "pressure: the 25 % row (6 pairs, ratio 0.1, its interval min–max)" "25 % | 8 MiB | 6 |" \
+	"| 0.102 [0.1–0.104] | 0.1–0.104 | 8003.5 [8001–8006] |"
+row_says "pressure: the 50 % goal row" "ODP throughput at memory.max = 50% of the working set / no limit" \
+	"| 0.255 (95% 0.253–0.258, 20 pairs); swap-ins 8010.5 [8001–8020], swap-outs 9010.5 [9001–9020] per run | shown |"
+row_says "pressure: the 25 % goal row" "ODP throughput at memory.max = 25% of the working set / no limit" "| shown |"
+row_says "pressure: clean runs do not complete" "under pressure ODP completes with 0 corrupt bytes (every limit)" \
+	"50 %: 20 of 20 limited runs completed, 0 corrupt bytes; 25 %: 6 of 6 limited runs completed, 0 corrupt bytes | **met**"
+has pressure "| pinned | nolimit | 1 | none | completed |"
+hasnt pressure "Traceback"
+press corrupt
+row_says "pressure: 5 corrupt bytes at 50 % are not caught" "under pressure ODP completes with 0 corrupt bytes" \
+	"50 %: 20 of 20 limited runs completed, 5 corrupt bytes"
+row_says "pressure: 5 corrupt bytes at 50 % met" "under pressure ODP completes with 0 corrupt bytes" "**not met**"
+press oom
+row_says "pressure: an OOM-killed ODP run is not shown" "25 % | 8 MiB | 5 |" \
+	"OOM-killed by the memcg during registration (1 of 6); completed (5 of 6)"
+row_says "pressure: kernel trouble around the pinned runs is not shown" "25 % | 8 MiB | 5 |" \
+	"OOM-killed by the memcg during registration; **kernel trouble outside the OOM report**"
+row_says "pressure: an OOM-killed ODP run met the goal" "under pressure ODP completes with 0 corrupt bytes" \
+	"25 %: 5 of 6 limited runs completed, 0 corrupt bytes | **not met**"
 
 rm -f "$d/hostload.csv"
 : >"$d/meta.txt"
