@@ -1507,9 +1507,9 @@ class Report:
                  "perftest's page-sized cycle buffer every WRITE of a QP lands at the same address, so %s of the "
                  "server's buffer is RDMA-hot: QPs x size) in a memory cgroup, started first; then %s MiB of idle memory B in "
                  "the same cgroup (written once, then asleep: younger than the server's buffer on the LRU). "
-                 "The client (outside the cgroup, pinned, loopback rxe0) runs; once its WRITEs have faulted in the "
-                 "hot region, `memory.reclaim` asks the cgroup for %s MiB, %s s apart, at most %s rounds (3/4 of "
-                 "B: the idle memory alone can satisfy it) or until the client ends; zram swap %s, LRU %s. `odp_aging` off and on in %s interleaved pairs, which goes first "
+                 "The client (outside the cgroup, pinned, loopback rxe0) runs; once its WRITEs reach the server's "
+                 "buffer, `memory.reclaim` asks the cgroup for %s MiB, %s s apart, at most %s rounds (3/4 of "
+                 "B: the idle memory alone can satisfy it) or until the client ends; zram swap %s, LRU %s, THP %s during the step. `odp_aging` off and on in %s interleaved pairs, which goes first "
                  "alternating, a fresh server and B in every run. Ratio = BW aging on / off per pair; the "
                  "verdict rests on the 95%% interval of its median. *Faulted back* = pages faulted minus the "
                  "%s pages of the hot region's first touch (rxe's counters are device-wide; the client's MR is "
@@ -1517,7 +1517,7 @@ class Report:
                      m.get("agingpt_qps", "?"), m.get("agingpt_size", "?"), m.get("agingpt_dur", "?"),
                      fmt_size(hot) if hot else "?", m.get("agingpt_idle_mib", "?"), m.get("agingpt_reclaim_mib", "?"),
                      m.get("agingpt_every", "?"), m.get("agingpt_rounds", "?"), m.get("zram", "n/a"),
-                     m.get("agingpt_lru", "?"), m.get("agingpt_pairs", "?"), fmt_n(hot_pages)))
+                     m.get("agingpt_lru", "?"), m.get("agingpt_thp", "?"), m.get("agingpt_pairs", "?"), fmt_n(hot_pages)))
         self.out()
         why = sorted(set(r["unit"] for r in rows if r["case"] in ("unsupported", "setup-failed")))
         for w in why:
