@@ -1485,6 +1485,9 @@ class Report:
         ("RNR NAKs while faulting (odp_rnr_naks)", "ctr:hw:odp_rnr_naks", ""),
         ("memory.reclaim rounds", "reclaim-rounds", ""),
         ("rounds that could not reclaim it all", "reclaim-short", ""),
+        ("first round, s after the client's start", "reclaim-start", " s"),
+        ("end of the last round, s after the client's start", "reclaim-end", " s"),
+        ("client run (set-up, -D, teardown)", "client", " s"),
     ]
 
     def aging_pt(self):
@@ -1539,8 +1542,8 @@ class Report:
             if not o and not n:
                 continue
             r = rat if case == "bw" else []
-            table.append([label, med_spread(list(o.values()), fmt_n) + unit, med_spread(list(n.values()), fmt_n) + unit,
-                          med_ci(r) if r else ""])
+            cell = lambda d: med_spread(list(d.values()), fmt_n) + (unit if any(ok(x) for x in d.values()) else "")
+            table.append([label, cell(o), cell(n), med_ci(r) if r else ""])
             self.add("agingpt", case, hot, median(o.values()), median(n.values()),
                      median(r) if r else float("nan"), unit.strip() or "count",
                      "pinned_or_baseline = odp_aging off, odp = on" +
