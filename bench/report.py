@@ -1492,7 +1492,15 @@ class Report:
 
     def aging_pt(self):
         raw = self.raw
-        get = lambda case, mode: raw.by_run(sec="agingpt", case=case, mode=mode)
+
+        def get(case, mode):
+            """case's values by run; a counter that did not move in a run that ran has no row: 0"""
+            d = raw.by_run(sec="agingpt", case=case, mode=mode)
+            if case.startswith("ctr:"):
+                for run, rc in raw.by_run(sec="agingpt", case="exit", mode=mode).items():
+                    if rc == 0:
+                        d.setdefault(run, 0.0)
+            return d
         name = ("perftest --odp server under pressure: aging on/off BW >= %g (ib_write_bw, 95%% interval of the "
                 "median pair ratio)" % GOAL_AGING_TPUT)
         self.out("## 6b. Page aging as throughput: a perftest `--odp` server under pressure, `odp_aging` off vs on")
@@ -1542,7 +1550,8 @@ class Report:
             if not o and not n:
                 continue
             r = rat if case == "bw" else []
-            cell = lambda d: med_spread(list(d.values()), fmt_n) + (unit if any(ok(x) for x in d.values()) else "")
+            f = fmt if case == "bw" else fmt_n
+            cell = lambda d: med_spread(list(d.values()), f) + (unit if any(ok(x) for x in d.values()) else "")
             table.append([label, cell(o), cell(n), med_ci(r) if r else ""])
             self.add("agingpt", case, hot, median(o.values()), median(n.values()),
                      median(r) if r else float("nan"), unit.strip() or "count",
