@@ -667,19 +667,18 @@ run_aging() {
 # interleaved pairs, the order flipping every pair, each run with a fresh
 # server and a fresh B.  Rows: section agingpt, mode off|on, size = the hot
 # bytes, run = pair: bw (Gb/s, the client's), order (1 = first in its
-# pair), reclaim-rounds and reclaim-short (memory.reclaim rounds written
-# and those that could not reclaim it all), reclaim-start, reclaim-end and
+# pair), reclaim-rounds, reclaim-begun and reclaim-short (memory.reclaim
+# rounds completed, begun, and those that could not reclaim it all), reclaim-start, reclaim-end and
 # client (s from the client's start), the counters that moved
 # (ctr:hw:odp_pages_faulted, ctr:vm:pswpin, ...), exit (0, or why not).
 # Transparent huge pages are set to PTA_THP during the step (restored after):
-# "never" by default, so that the server's buffer is in 4 KiB pages as
-# aging-probe's are (with THP on, in a first run, reclaim took B and other
-# memory and none of the server's: VmSwap 0 KiB, no page faulted back).
+# "never" by default, so that the server's buffer is in 4 KiB pages, one
+# LRU entry each, as aging-probe's are.
 # Settings: BENCH_AGINGPT_PAIRS (6), BENCH_AGINGPT_DUR (10), _SIZE (1048576),
 # _QPS (8), _IDLE (32, MiB), _RECLAIM (4, MiB), _EVERY (0.2), _THP (never).
 PTA_CG=/sys/fs/cgroup/bench-agingpt
 if [ "$SMOKE" = 1 ]; then
-	PTA_PAIRS=1 PTA_DUR=1 PTA_SIZE=65536 PTA_QPS=2 PTA_IDLE=8 PTA_RECLAIM=1 PTA_EVERY=0.3
+	PTA_PAIRS=1 PTA_DUR=2 PTA_SIZE=65536 PTA_QPS=2 PTA_IDLE=8 PTA_RECLAIM=1 PTA_EVERY=0.3
 else
 	PTA_PAIRS=${BENCH_AGINGPT_PAIRS:-6} PTA_DUR=${BENCH_AGINGPT_DUR:-10}
 	PTA_SIZE=${BENCH_AGINGPT_SIZE:-1048576} PTA_QPS=${BENCH_AGINGPT_QPS:-8}
@@ -691,9 +690,10 @@ THP_EN=/sys/kernel/mm/transparent_hugepage/enabled
 PTA_ROUNDS=$((PTA_IDLE * 3 / 4 / PTA_RECLAIM))
 [ "$PTA_ROUNDS" -ge 1 ] || PTA_ROUNDS=1
 
-# The reclaim rounds, into FILE as "rounds short start end" after each
-# (start, end: seconds from the client's start to the first round and to
-# the end of the last), from the moment the client's WRITEs reach the
+# The reclaim rounds, into FILE as "done short start end begun" (done:
+# rounds completed, begun: started, the last of them maybe cut short by the
+# client's end; start, end: seconds from the client's start to the first
+# round and to the end of the last), from the moment the client's WRITEs reach the
 # server's buffer (odp_pages_faulted has grown since FROM; under TCG the
 # whole hot region is faulted in only seconds later).  MEMFILE (if not
 # empty): the server's VmRSS and VmSwap after each round.
@@ -706,8 +706,9 @@ pta_pressure() { # file memfile from
 	w=$((SECONDS - t0))
 	spid=$(pgrep -P "$PT_SPID" | head -1)
 	for ((i = 1; i <= PTA_ROUNDS; i++)); do
+		echo "$((i - 1)) $short $w NaN $i" >"$1"
 		echo "$((PTA_RECLAIM << 20))" >"$PTA_CG/memory.reclaim" 2>/dev/null || short=$((short + 1))
-		echo "$i $short $w $((SECONDS - t0))" >"$1"
+		echo "$i $short $w $((SECONDS - t0)) $i" >"$1"
 		[ -n "$2" ] && echo "round $i: $(grep -E '^Vm(RSS|Swap)' "/proc/$spid/status" | tr -s '\t\n ' ' ')" >>"$2"
 		sleep "$PTA_EVERY"
 	done
@@ -718,7 +719,7 @@ pta_ctr() { awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }' "$2"; } # nam
 pta_one() { # mode run pos
 	local mode=$1 run=$2 pos=$3 hot=$((PTA_QPS * PTA_SIZE)) lg=$LOGS/agingpt-$1-$2
 	local a=$OUT/.a b=$OUT/.b rdy=$OUT/.pta-ready prs=$OUT/.pta-rounds
-	local bpid ppid crc src i nr=0 ns=0 rs='' re='' v='' unit=Gb/s yn=N mrf='' t=$SECONDS t1 t2
+	local bpid ppid crc src i nr=0 ns=0 nb=0 rs='' re='' v='' unit=Gb/s yn=N mrf='' t=$SECONDS t1 t2
 	local args=(-s "$PTA_SIZE" -q "$PTA_QPS" -D "$PTA_DUR" -u 18 --report_gbits)
 	row agingpt order "$mode" "$hot" - "$run" "$pos" index
 	[ "$mode" = on ] && yn=Y
@@ -775,8 +776,9 @@ time.sleep(3600)
 	kill "$bpid" 2>/dev/null
 	wait "$bpid" 2>/dev/null
 	delta_rows agingpt "$mode" "$hot" - "$run" "$a" "$b"
-	[ -s "$prs" ] && read -r nr ns rs re <"$prs"
+	[ -s "$prs" ] && read -r nr ns rs re nb <"$prs"
 	row agingpt reclaim-rounds "$mode" "$hot" - "$run" "$nr" count
+	row agingpt reclaim-begun "$mode" "$hot" - "$run" "$nb" count
 	row agingpt reclaim-short "$mode" "$hot" - "$run" "$ns" count
 	row agingpt reclaim-start "$mode" "$hot" - "$run" "${rs:-NaN}" s
 	row agingpt reclaim-end "$mode" "$hot" - "$run" "${re:-NaN}" s
@@ -790,7 +792,7 @@ time.sleep(3600)
 		unit=no-clock
 	fi
 	row agingpt bw "$mode" "$hot" - "$run" "${v:-NaN}" "$unit"
-	log "agingpt $mode run $run: ${v:-no figure ($unit)} Gb/s, $nr reclaim rounds ($ns short, s $rs-$re)," \
+	log "agingpt $mode run $run: ${v:-no figure ($unit)} Gb/s, $nr reclaim rounds done of $nb begun ($ns short, s $rs-$re)," \
 		"pages faulted $(($(pta_ctr hw:odp_pages_faulted "$b") - $(pta_ctr hw:odp_pages_faulted "$a")))," \
 		"pswpin $(($(pta_ctr vm:pswpin "$b") - $(pta_ctr vm:pswpin "$a"))), $((SECONDS - t)) s" \
 		"(server and B $((t1 - t)) s, client $((t2 - t1)) s)"
