@@ -925,7 +925,7 @@ expect_secs() { # STEP: EXP = its expected seconds
 	inval) nw $INVAL_VARIANTS; EXP=$((NW * INVAL_REPS + 5)) ;;
 	pressure) EXP=200 ;;
 	aging) nw $AGING_LRUS; EXP=$((NW * AGING_RUNS * 35)) ;;
-	agingpt) EXP=$((PTA_PAIRS * 2 * (PTA_DUR + 15))) ;;
+	agingpt) EXP=$((PTA_PAIRS * 2 * (PTA_DUR + 8))) ;;
 	young) EXP=$((YOUNG_REPS * 45 + 30)) ;;
 	*) EXP=60 ;;
 	esac

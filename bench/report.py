@@ -1578,7 +1578,7 @@ class Report:
                          "%s / %s" % (fmt_n(back["off"].get(run, float("nan"))), fmt_n(back["on"].get(run, float("nan")))),
                          "%s / %s" % (fmt_n(ctr("ctr:vm:pswpin", "off", run)), fmt_n(ctr("ctr:vm:pswpin", "on", run))),
                          fmt_n(ctr("ctr:hw:odp_young_answers", "on", run))] for run in runs])
-        self.few_pairs([len(rat)], "`BENCH_AGINGPT_PAIRS=N` sets the pairs (a pair takes about a minute under TCG on a loaded host)")
+        self.few_pairs([len(rat)], "`BENCH_AGINGPT_PAIRS=N` sets the pairs (a pair takes about 35 s under TCG on an idle host, a minute or more on a loaded one)")
         if rat:
             self.goal(name, "%s; BW on %s / off %s Gb/s; pages faulted back per run off %s / on %s, swap-ins off "
                       "%s / on %s (pairs: %d)%s" % (
