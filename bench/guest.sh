@@ -7,7 +7,7 @@
 # usage: [BENCH_STEPS="aging ..."] bench/guest.sh [--smoke] OUTDIR
 #
 # BENCH_STEPS: the steps to run, in order (default: perftest steady reg chunk pass
-# batch faultcost prefetch inval pressure aging young).  Pairs per case (the method of
+# batch faultcost prefetch inval pressure aging agingpt young).  Pairs per case (the method of
 # issue 15: every ODP-vs-pinned figure is the median of >= 20 interleaved
 # pairs with its 95 % interval; the steps whose runs are long get fewer, so
 # that the whole bench stays near an hour and a half under TCG):
@@ -682,6 +682,185 @@ run_aging() {
 	[ -n "$orig_lru" ] && echo "$orig_lru" >"$LRU_GEN"
 }
 
+# ---------------------------------------------------------------- agingpt
+# Issue 15 item 4, second half: aging as throughput for a perftest server
+# with --odp under pressure.  In the memory cgroup $PTA_CG: an ib_write_bw
+# server with --odp (PTA_QPS QPs of PTA_SIZE-byte messages: with messages
+# above half of perftest's page-sized cycle buffer every WRITE of a QP lands
+# at the same address, so the RDMA-hot part of the server's buffer is
+# PTA_QPS x PTA_SIZE, and the client's first touch faults exactly that; the
+# first pair logs the server's VmRSS/VmSwap after each reclaim round),
+# started first, then PTA_IDLE MiB of idle memory B (a process
+# that writes it once and sleeps; so B is younger than the server's buffer
+# on the LRU).  The client (outside the cgroup, pinned, loopback rxe0) runs
+# for PTA_DUR s; once its WRITEs reach the server's buffer,
+# memory.reclaim asks the cgroup for PTA_RECLAIM MiB, PTA_EVERY s apart, at
+# most PTA_ROUNDS rounds (3/4 of B: pressure that the idle memory alone can
+# satisfy) or until the client ends.  odp_aging off and on in PTA_PAIRS
+# interleaved pairs, the order flipping every pair, each run with a fresh
+# server and a fresh B.  Rows: section agingpt, mode off|on, size = the hot
+# bytes, run = pair: bw (Gb/s, the client's), order (1 = first in its
+# pair), reclaim-rounds, reclaim-begun and reclaim-short (memory.reclaim
+# rounds completed, begun, and those that could not reclaim it all), reclaim-start, reclaim-end and
+# client (s from the client's start), the counters that moved
+# (ctr:hw:odp_pages_faulted, ctr:vm:pswpin, ...), exit (0, or why not).
+# Transparent huge pages are set to PTA_THP during the step (restored after):
+# "never" by default, so that the server's buffer is in 4 KiB pages, one
+# LRU entry each, as aging-probe's are.
+# Settings: BENCH_AGINGPT_PAIRS (6), BENCH_AGINGPT_DUR (10), _SIZE (1048576),
+# _QPS (8), _IDLE (32, MiB), _RECLAIM (4, MiB), _EVERY (0.2), _THP (never).
+PTA_CG=/sys/fs/cgroup/bench-agingpt
+if [ "$SMOKE" = 1 ]; then
+	PTA_PAIRS=1 PTA_DUR=2 PTA_SIZE=65536 PTA_QPS=2 PTA_IDLE=8 PTA_RECLAIM=1 PTA_EVERY=0.3
+else
+	PTA_PAIRS=${BENCH_AGINGPT_PAIRS:-6} PTA_DUR=${BENCH_AGINGPT_DUR:-10}
+	PTA_SIZE=${BENCH_AGINGPT_SIZE:-1048576} PTA_QPS=${BENCH_AGINGPT_QPS:-8}
+	PTA_IDLE=${BENCH_AGINGPT_IDLE:-32} PTA_RECLAIM=${BENCH_AGINGPT_RECLAIM:-4}
+	PTA_EVERY=${BENCH_AGINGPT_EVERY:-0.2}
+fi
+PTA_THP=${BENCH_AGINGPT_THP:-never}
+THP_EN=/sys/kernel/mm/transparent_hugepage/enabled
+PTA_ROUNDS=$((PTA_IDLE * 3 / 4 / PTA_RECLAIM))
+[ "$PTA_ROUNDS" -ge 1 ] || PTA_ROUNDS=1
+
+# The reclaim rounds, into FILE as "done short start end begun" (done:
+# rounds completed, begun: started, the last of them maybe cut short by the
+# client's end; start, end: seconds from the client's start to the first
+# round and to the end of the last), from the moment the client's WRITEs reach the
+# server's buffer (odp_pages_faulted has grown since FROM; under TCG the
+# whole hot region is faulted in only seconds later).  MEMFILE (if not
+# empty): the server's VmRSS and VmSwap after each round.
+pta_pressure() { # file memfile from
+	local i short=0 spid t0=$SECONDS w
+	for ((i = 0; i < 600; i++)); do
+		[ "$(cat "$HWC/odp_pages_faulted")" -gt "$3" ] && break
+		sleep 0.1
+	done
+	w=$((SECONDS - t0))
+	spid=$(pgrep -P "$PT_SPID" | head -1)
+	for ((i = 1; i <= PTA_ROUNDS; i++)); do
+		echo "$((i - 1)) $short $w NaN $i" >"$1"
+		echo "$((PTA_RECLAIM << 20))" >"$PTA_CG/memory.reclaim" 2>/dev/null || short=$((short + 1))
+		echo "$i $short $w $((SECONDS - t0)) $i" >"$1"
+		[ -n "$2" ] && echo "round $i: $(grep -E '^Vm(RSS|Swap)' "/proc/$spid/status" | tr -s '\t\n ' ' ')" >>"$2"
+		sleep "$PTA_EVERY"
+	done
+}
+pta_ctr() { awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }' "$2"; } # name snapfile
+
+# One run: odp_aging MODE (off|on), pair RUN, position POS in the pair.
+pta_one() { # mode run pos
+	local mode=$1 run=$2 pos=$3 hot=$((PTA_QPS * PTA_SIZE)) lg=$LOGS/agingpt-$1-$2
+	local a=$OUT/.a b=$OUT/.b rdy=$OUT/.pta-ready prs=$OUT/.pta-rounds
+	local bpid ppid crc src i nr=0 ns=0 nb=0 rs='' re='' v='' unit=Gb/s yn=N mrf='' t=$SECONDS t1 t2
+	local args=(-s "$PTA_SIZE" -q "$PTA_QPS" -D "$PTA_DUR" -u 18 --report_gbits)
+	row agingpt order "$mode" "$hot" - "$run" "$pos" index
+	[ "$mode" = on ] && yn=Y
+	[ "$run" = 1 ] && mrf=$lg-server-mem.txt
+	if ! echo "$yn" >"$PARAMS/odp_aging"; then
+		row agingpt exit "$mode" "$hot" - "$run" NaN no-switch
+		return
+	fi
+	rm -f "$rdy" "$prs"
+	perftest_next_port
+	# the server in the cgroup: this shell joins it to start the server, and
+	# leaves (the client runs outside)
+	if ! echo $$ >"$PTA_CG/cgroup.procs"; then
+		row agingpt exit "$mode" "$hot" - "$run" NaN no-cgroup
+		return
+	fi
+	perftest_server "$PT_PORT" "$lg-server.log" ib_write_bw --odp "${args[@]}"
+	src=$?
+	echo $$ >/sys/fs/cgroup/cgroup.procs
+	if [ "$src" != 0 ]; then
+		log "agingpt $mode run $run: the server did not start (see $lg-server.log)"
+		row agingpt exit "$mode" "$hot" - "$run" NaN no-server
+		return
+	fi
+	# idle memory B, after the server: written once, then asleep
+	(
+		echo "$BASHPID" >"$PTA_CG/cgroup.procs" || exit 126
+		exec python3 -c '
+import sys, time
+b = bytearray(b"\x5a") * (int(sys.argv[1]) << 20)
+open(sys.argv[2], "w").close()
+time.sleep(3600)
+' "$PTA_IDLE" "$rdy"
+	) &
+	bpid=$!
+	for ((i = 0; i < 600; i++)); do
+		[ -e "$rdy" ] && break
+		kill -0 "$bpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	[ -e "$rdy" ] || log "agingpt $mode run $run: the idle memory B is not ready"
+	snap "$a"
+	t1=$SECONDS
+	pta_pressure "$prs" "$mrf" "$(pta_ctr hw:odp_pages_faulted "$a")" &
+	ppid=$!
+	perftest_client "$PT_PORT" "$lg-client.log" 127.0.0.1 ib_write_bw "${args[@]}"
+	crc=$?
+	t2=$SECONDS
+	kill "$ppid" 2>/dev/null
+	wait "$ppid" 2>/dev/null
+	snap "$b"
+	if [ "$crc" = 0 ]; then server_end; else server_end 10; fi
+	src=$?
+	kill "$bpid" 2>/dev/null
+	wait "$bpid" 2>/dev/null
+	delta_rows agingpt "$mode" "$hot" - "$run" "$a" "$b"
+	[ -s "$prs" ] && read -r nr ns rs re nb <"$prs"
+	row agingpt reclaim-rounds "$mode" "$hot" - "$run" "$nr" count
+	row agingpt reclaim-begun "$mode" "$hot" - "$run" "$nb" count
+	row agingpt reclaim-short "$mode" "$hot" - "$run" "$ns" count
+	row agingpt reclaim-start "$mode" "$hot" - "$run" "${rs:-NaN}" s
+	row agingpt reclaim-end "$mode" "$hot" - "$run" "${re:-NaN}" s
+	row agingpt client "$mode" "$hot" - "$run" "$((t2 - t1))" s
+	row agingpt exit "$mode" "$hot" - "$run" "$((crc ? crc : src))" status
+	if [ "$crc" != 0 ] || [ "$src" != 0 ]; then
+		unit=failed
+	elif perftest_clock_ok "$lg-client.log"; then
+		v=$(perftest_value "$lg-client.log" bw)
+	else
+		unit=no-clock
+	fi
+	row agingpt bw "$mode" "$hot" - "$run" "${v:-NaN}" "$unit"
+	log "agingpt $mode run $run: ${v:-no figure ($unit)} Gb/s, $nr reclaim rounds done of $nb begun ($ns short, s $rs-$re)," \
+		"pages faulted $(($(pta_ctr hw:odp_pages_faulted "$b") - $(pta_ctr hw:odp_pages_faulted "$a")))," \
+		"pswpin $(($(pta_ctr vm:pswpin "$b") - $(pta_ctr vm:pswpin "$a"))), $((SECONDS - t)) s" \
+		"(server and B $((t1 - t)) s, client $((t2 - t1)) s)"
+}
+
+run_agingpt() {
+	local run orig orig_thp
+	aging_ready agingpt "$PTA_CG" || return 0
+	orig=$(cat "$PARAMS/odp_aging")
+	orig_thp=$(sed 's/.*\[\(.*\)\].*/\1/' "$THP_EN")
+	echo "$PTA_THP" >"$THP_EN" || log "agingpt: cannot set THP to $PTA_THP"
+	meta agingpt_thp "$(cat "$THP_EN")"
+	meta agingpt_pairs "$PTA_PAIRS"
+	meta agingpt_dur "$PTA_DUR"
+	meta agingpt_size "$PTA_SIZE"
+	meta agingpt_qps "$PTA_QPS"
+	meta agingpt_idle_mib "$PTA_IDLE"
+	meta agingpt_reclaim_mib "$PTA_RECLAIM"
+	meta agingpt_every "$PTA_EVERY"
+	meta agingpt_rounds "$PTA_ROUNDS"
+	meta agingpt_lru "$(cat "$LRU_GEN" 2>/dev/null || echo n/a)"
+	for run in $(seq "$PTA_PAIRS"); do
+		if [ $((run % 2)) = 1 ]; then
+			pta_one off "$run" 1
+			pta_one on "$run" 2
+		else
+			pta_one on "$run" 1
+			pta_one off "$run" 2
+		fi
+	done
+	echo "$orig" >"$PARAMS/odp_aging"
+	echo "$orig_thp" >"$THP_EN"
+	rm -f "$OUT/.pta-ready" "$OUT/.pta-rounds"
+}
+
 # ---------------------------------------------------------------- young
 # Issue 17: what answering reclaim's young callbacks costs as the number of
 # ODP MRs grows.  young-scale, one process per N and layout in the memory
@@ -788,6 +967,7 @@ expect_secs() { # STEP: EXP = its expected seconds
 			EXP=$((EXP + 8 + PRESS_PAIRS * (ws * 20 / pct + ws / 8 + 4)))
 		done ;;
 	aging) nw $AGING_LRUS; EXP=$((NW * AGING_RUNS * 35)) ;;
+	agingpt) EXP=$((PTA_PAIRS * 2 * (PTA_DUR + 8))) ;;
 	young) EXP=$((YOUNG_REPS * 45 + 30)) ;;
 	*) EXP=60 ;;
 	esac
@@ -812,7 +992,7 @@ step() {
 	expect_secs "$1"
 	DONE_EXP=$((DONE_EXP + EXP))
 }
-STEPS=${BENCH_STEPS:-perftest steady reg chunk pass batch faultcost prefetch inval pressure aging young}
+STEPS=${BENCH_STEPS:-perftest steady reg chunk pass batch faultcost prefetch inval pressure aging agingpt young}
 # shellcheck disable=SC2086
 nw $STEPS
 STEPS_LEFT=$STEPS STEP_TOTAL=${BENCH_STEP_TOTAL:-$NW}

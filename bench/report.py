@@ -30,7 +30,7 @@ GOAL_REG_PINNED_1G = 100.0  # issue 14: pinned/ODP registration time at 1 GiB of
 GOAL_COLD_WARM = 0.5
 GOAL_INVAL = 2.0
 GOAL_AGING = 10.0
-GOAL_AGING_TPUT = 1.5  # issue 15 item 4: RDMA throughput, aging on / off
+GOAL_AGING_TPUT = 1.5  # issue 15 item 4: RDMA throughput, aging on / off (aging-probe and perftest)
 GOAL_YOUNG_OUTSIDE = 1.1
 GOAL_YOUNG_INSIDE = 1.5
 GOAL_YOUNG_INVAL = 2.0
@@ -48,7 +48,7 @@ AGING_LRUS = [("mglru", "MGLRU"), ("classic", "classic LRU")]
 STEPS = [("perftest", "perftest"), ("steady", "steady"), ("reg", "reg"), ("chunk", "chunk"), ("pass", "cold_warm"),
          ("batch", "batch"), ("faultcost", "faultcost"),
          ("prefetch", "prefetch"), ("inval", "inval"), ("pressure", "pressure"), ("aging", "aging"),
-         ("young", "young"), ("pair", "pair")]
+         ("agingpt", "aging_pt"), ("young", "young"), ("pair", "pair")]
 PAIR_CONDS = [("nolimit", "no memory limit"), ("limit", "server under memory pressure")]
 YOUNG_LAYOUTS = [("outside", "outside the MRs"), ("outside+hot", "outside, 1 MR page RDMA-hot"),
                  ("inside", "inside the MRs"), ("inside+hot", "inside, 1 MR page RDMA-hot")]
@@ -1578,6 +1578,125 @@ class Report:
             self.goal(goal_tput, "; ".join(tput_figs), all_state(tput_states))
         else:
             self.goal(goal_tput, "not measured (a probe older than rdma_mib_s, or no run)", None)
+
+    # ------------------------------------------------------------ agingpt (issue 15 item 4)
+    AGING_PT_METRICS = [  # label, raw case, unit shown
+        ("ib_write_bw bandwidth (client)", "bw", " Gb/s"),
+        ("pages faulted (odp_pages_faulted)", "ctr:hw:odp_pages_faulted", ""),
+        ("faults (odp_faults)", "ctr:hw:odp_faults", ""),
+        ("swap-ins (pswpin)", "ctr:vm:pswpin", ""),
+        ("swap-outs (pswpout)", "ctr:vm:pswpout", ""),
+        ("pages invalidated (odp_pages_invalidated)", "ctr:hw:odp_pages_invalidated", ""),
+        ("young answers (odp_young_answers)", "ctr:hw:odp_young_answers", ""),
+        ("RNR NAKs while faulting (odp_rnr_naks)", "ctr:hw:odp_rnr_naks", ""),
+        ("memory.reclaim rounds completed", "reclaim-rounds", ""),
+        ("memory.reclaim rounds begun (the last maybe cut by the client's end)", "reclaim-begun", ""),
+        ("rounds that could not reclaim it all", "reclaim-short", ""),
+        ("first round, s after the client's start", "reclaim-start", " s"),
+        ("end of the last round, s after the client's start", "reclaim-end", " s"),
+        ("client run (set-up, -D, teardown)", "client", " s"),
+    ]
+
+    def aging_pt(self):
+        raw = self.raw
+
+        def get(case, mode):
+            """case's values by run; a counter that did not move in a run that ran has no row: 0"""
+            d = raw.by_run(sec="agingpt", case=case, mode=mode)
+            if case.startswith("ctr:"):
+                for run, rc in raw.by_run(sec="agingpt", case="exit", mode=mode).items():
+                    if rc == 0:
+                        d.setdefault(run, 0.0)
+            return d
+        name = ("perftest --odp server under pressure: aging on/off BW >= %g (ib_write_bw, 95%% interval of the "
+                "median pair ratio)" % GOAL_AGING_TPUT)
+        self.out("## 6b. Page aging as throughput: a perftest `--odp` server under pressure, `odp_aging` off vs on")
+        self.out()
+        rows = raw.get(sec="agingpt")
+        if not rows:
+            self.out("No agingpt rows in this run (it predates the step or did not run it).")
+            self.out()
+            self.goal(name, "not measured", None)
+            return
+        m = self.meta
+        hot = next((r["size"] for r in rows if r["case"] == "bw"), 0)
+        hot_pages = hot // 4096
+        self.out("An `ib_write_bw --odp` server (%s QPs, %s-byte messages, `-D %s`; with messages above half of "
+                 "perftest's page-sized cycle buffer every WRITE of a QP lands at the same address, so %s of the "
+                 "server's buffer is RDMA-hot: QPs x size) in a memory cgroup, started first; then %s MiB of idle memory B in "
+                 "the same cgroup (written once, then asleep: younger than the server's buffer on the LRU). "
+                 "The client (outside the cgroup, pinned, loopback rxe0) runs; once its WRITEs reach the server's "
+                 "buffer, `memory.reclaim` asks the cgroup for %s MiB, %s s apart, at most %s rounds (3/4 of "
+                 "B: the idle memory alone can satisfy it) or until the client ends; zram swap %s, LRU %s, THP %s during the step. `odp_aging` off and on in %s interleaved pairs, which goes first "
+                 "alternating, a fresh server and B in every run. Ratio = BW aging on / off per pair; the "
+                 "verdict rests on the 95%% interval of its median. *Faulted back* = pages faulted minus the "
+                 "%s pages of the hot region's first touch (rxe's counters are device-wide; the client's MR is "
+                 "pinned, so only the server's MR faults)." % (
+                     m.get("agingpt_qps", "?"), m.get("agingpt_size", "?"), m.get("agingpt_dur", "?"),
+                     fmt_size(hot) if hot else "?", m.get("agingpt_idle_mib", "?"), m.get("agingpt_reclaim_mib", "?"),
+                     m.get("agingpt_every", "?"), m.get("agingpt_rounds", "?"), m.get("zram", "n/a"),
+                     m.get("agingpt_lru", "?"), m.get("agingpt_thp", "?"), m.get("agingpt_pairs", "?"), fmt_n(hot_pages)))
+        self.out()
+        why = sorted(set(r["unit"] for r in rows if r["case"] in ("unsupported", "setup-failed")))
+        for w in why:
+            self.out("Not measured: %s." % w)
+            self.out()
+        failed = [r for r in rows if r["case"] == "exit" and r["value"] != 0]
+        if failed:
+            self.out("**%d run(s) failed** (%s): see logs/agingpt-*.log of the run." % (
+                len(failed), ", ".join("%s run %d: %s" % (r["mode"], r["run"], fmt_n(r["value"]) if ok(r["value"])
+                                                           else r["unit"]) for r in failed)))
+            self.out()
+        off, on = get("bw", "off"), get("bw", "on")
+        rat = paired_ratios(off, on)
+        back = {mode: {run: v - hot_pages for run, v in get("ctr:hw:odp_pages_faulted", mode).items()}
+                for mode in ("off", "on")}
+        table = []
+        for label, case, unit in self.AGING_PT_METRICS:
+            o, n = get(case, "off"), get(case, "on")
+            if not o and not n:
+                continue
+            r = rat if case == "bw" else []
+            f = fmt if case == "bw" else fmt_n
+            cell = lambda d: med_spread(list(d.values()), f) + (unit if any(ok(x) for x in d.values()) else "")
+            table.append([label, cell(o), cell(n), med_ci(r) if r else ""])
+            self.add("agingpt", case, hot, median(o.values()), median(n.values()),
+                     median(r) if r else float("nan"), unit.strip() or "count",
+                     "pinned_or_baseline = odp_aging off, odp = on" +
+                     ("; ratio = median per-pair on/off" if r else ""))
+            if case == "ctr:hw:odp_pages_faulted":
+                table.append(["pages faulted back (minus the first touch)",
+                              med_spread(list(back["off"].values()), fmt_n),
+                              med_spread(list(back["on"].values()), fmt_n), ""])
+                self.add("agingpt", "faulted-back", hot, median(back["off"].values()), median(back["on"].values()),
+                         float("nan"), "count", "odp_pages_faulted minus the hot region's pages")
+        if table:
+            self.table(["measure (per run)", "aging off", "aging on", "on/off per pair (95% interval)"], table)
+        order = get("order", "off")
+        ctr = lambda case, mode, run: get(case, mode).get(run, float("nan"))
+        runs = sorted(set(off) | set(on))
+        if runs:
+            self.table(["pair", "order", "BW off / on, Gb/s", "on/off", "faulted back off / on",
+                        "swap-ins off / on", "young answers (on)"],
+                       [[run, "off, on" if order.get(run) == 1 else "on, off",
+                         "%s / %s" % (fmt(off.get(run, float("nan"))), fmt(on.get(run, float("nan")))),
+                         fmt(on[run] / off[run]) if ok(on.get(run)) and ok(off.get(run)) and off[run] > 0 else "n/a",
+                         "%s / %s" % (fmt_n(back["off"].get(run, float("nan"))), fmt_n(back["on"].get(run, float("nan")))),
+                         "%s / %s" % (fmt_n(ctr("ctr:vm:pswpin", "off", run)), fmt_n(ctr("ctr:vm:pswpin", "on", run))),
+                         fmt_n(ctr("ctr:hw:odp_young_answers", "on", run))] for run in runs])
+        self.few_pairs([len(rat)], "`BENCH_AGINGPT_PAIRS=N` sets the pairs (a pair takes about 35 s under TCG on an idle host, a minute or more on a loaded one)")
+        if rat:
+            self.goal(name, "%s; BW on %s / off %s Gb/s; pages faulted back per run off %s / on %s, swap-ins off "
+                      "%s / on %s (pairs: %d)%s" % (
+                          fig_ci("on/off", rat), med_spread(list(on.values())), med_spread(list(off.values())),
+                          med_spread(list(back["off"].values()), fmt_n), med_spread(list(back["on"].values()), fmt_n),
+                          med_spread(list(get("ctr:vm:pswpin", "off").values()), fmt_n),
+                          med_spread(list(get("ctr:vm:pswpin", "on").values()), fmt_n), len(rat),
+                          "; %d failed run(s)" % len(failed) if failed else ""),
+                      ci_state(rat, GOAL_AGING_TPUT))
+        else:
+            self.goal(name, "not measured" + (": %s" % ", ".join(why) if why else
+                                              ": no pair with both figures" if runs else ""), None)
 
     # ------------------------------------------------------------ young (issue 17)
     def young(self):

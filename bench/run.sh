@@ -30,7 +30,7 @@
 #          BENCH_FORCE_VERDICT=1): verdicts even on a busy host (marked forced).
 # --smoke: tiny sizes, one run each (what tests/guest/90-bench-smoke.sh does).
 # --steps: only these steps, in this order (default all: perftest steady reg
-#          chunk pass batch faultcost prefetch inval pressure aging young pair); the name gets "-<steps>" appended
+#          chunk pass batch faultcost prefetch inval pressure aging agingpt young pair); the name gets "-<steps>" appended
 #          (e.g. --steps aging -> <name>-aging) and the report says it is partial.
 # The step 'pair' needs two guests: it runs after the one-guest steps, through
 # tests/vm/pair (guest a: our rdma_rxe, the perftest server, pinned vs --odp,
@@ -71,7 +71,7 @@ loadavg0=$(cat /proc/loadavg)
 python3 "$TOP/bench/hostload.py" $$ "$raw/hostload.csv" "${BENCH_LOAD_INTERVAL:-10}" &
 hlpid=$!
 # the one-guest steps in one boot, then the two-guest step
-all="perftest steady reg chunk pass batch faultcost prefetch inval pressure aging young pair"
+all="perftest steady reg chunk pass batch faultcost prefetch inval pressure aging agingpt young pair"
 gsteps=$(echo " ${STEPS:-$all} " | sed 's/ pair / /g' | xargs)
 total=$(wc -w <<<"${STEPS:-$all}")
 pair_runs=${BENCH_PAIR_RUNS:-6}

@@ -308,6 +308,39 @@ row_says "pressure: kernel trouble around the pinned runs is not shown" "25 % | 
 row_says "pressure: an OOM-killed ODP run met the goal" "under pressure ODP completes with 0 corrupt bytes" \
 	"25 %: 5 of 6 limited runs completed, 0 corrupt bytes | **not met**"
 
+# The agingpt step (issue 15 item 4, second half): ib_write_bw --odp server
+# under pressure, BW aging on / off per pair >= 1.5; faulted back = pages
+# faulted minus the hot region's 2048 pages.
+agingpt() { # RATIO
+	/usr/bin/python3 - "$d/raw.csv" "$1" <<'PY'
+import sys
+rows, ratio = [], float(sys.argv[2])
+for run in range(1, 9):
+    for mode, faulted, pswpin, bw in (("off", 2048 + 1500, 1490, 0.4 + run % 3 / 100),
+                                      ("on", 2048 + 10, 12, ratio * (0.4 + run % 3 / 100))):
+        t = "agingpt,%%s,%s,8388608,-,%d,%%s,%%s" % (mode, run)
+        # pair 1 off: no swap-in, so no row (bench/guest.sh writes the counters that moved)
+        if (run, mode) != (1, "off"):
+            rows.append(t % ("ctr:vm:pswpin", pswpin, "count"))
+        rows += [t % ("bw", bw, "Gb/s"), t % ("ctr:hw:odp_pages_faulted", faulted, "count"), t % ("exit", 0, "status"),
+                 t % ("order", 1 if (mode == "off") == (run % 2 == 1) else 2, "index")]
+open(sys.argv[1], "w").write("\n".join(rows) + "\n")
+PY
+	report_idle agingpt 'steps=agingpt\nagingpt_pairs=8\nagingpt_qps=8\nagingpt_size=1048576\n'
+}
+agingpt 2.0
+row_says "agingpt: BW 2x with aging on is not met" "perftest --odp server under pressure: aging on/off BW >= 1.5" "**met**"
+row_says "agingpt: the goal's figure lacks the median pair ratio and its interval" \
+	"perftest --odp server under pressure" "on/off 2 (95% 2–2)"
+row_says "agingpt: the goal's figure lacks the faults back per mode" \
+	"perftest --odp server under pressure" "pages faulted back per run off 1500 [1500–1500] / on 10 [10–10]"
+has "agingpt" "## 6b. Page aging as throughput: a perftest \`--odp\` server under pressure"
+has "agingpt" "| pages faulted back (minus the first touch) | 1500 [1500–1500] | 10 [10–10] |"
+grep -F "| 1 | off, on |" <<<"$MD" | grep -qF "| 0 / 12 |" || fail "agingpt: a counter without a row is not 0 swap-ins"
+agingpt 1.0
+row_says "agingpt: no BW gain is not 'not met'" "perftest --odp server under pressure" "**not met**"
+hasnt "agingpt" "Traceback"
+
 rm -f "$d/hostload.csv"
 : >"$d/meta.txt"
 /usr/bin/python3 "$R" "$d" "$d/out" >/dev/null 2>&1 || fail "report.py without host load failed"
