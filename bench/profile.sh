@@ -14,7 +14,9 @@
 #           (system-wide, both sides in this guest); DIR/perftest-share.txt
 #           gives, per run, the share of all samples in ODP's own code (see
 #           ODP_SYMS) and in the copy of either kind of MR: issue 15's
-#           "ODP functions < 2 % of samples".
+#           "ODP functions < 2 % of samples"; and rxe's workers' samples
+#           per 1000 packets with their hottest symbols (<case>-worker.txt):
+#           what a loopback perftest's bandwidth follows.
 set -uo pipefail
 OUT=${1:?usage: bench/profile.sh OUTDIR [reg|cold|steady|inval|perftest ...]}
 shift
@@ -38,9 +40,13 @@ rep() {
 # ODP's own code: rxe's ODP files and what they call only for ODP (the
 # core's umem_odp, HMM's fault, the interval notifier).
 ODP_SYMS='^(rxe_odp_|ib_umem_odp_|hmm_|mmu_interval_|rxe_mr_odp)'
-# share TAG: one line, the percentages of all samples of run TAG that are in
+# share TAG PACKETS: the percentages of all samples of run TAG that are in
 # ODP_SYMS (self), and in the copy of each kind of MR with what it calls
-# (children: rxe_mr_copy for pinned MRs, rxe_odp_mr_copy for ODP ones).
+# (children: rxe_mr_copy for pinned MRs, rxe_odp_mr_copy for ODP ones); then
+# rxe's workers alone (the kworker threads: rxe's work runs there, and a
+# loopback perftest is bound by it, not by the polling processes): their
+# samples per 1000 packets of the run, their share in ODP_SYMS, and their
+# hottest symbols (DIR/TAG-worker.txt).
 share() {
 	local self children
 	self=$(perf report -i "$DATA/$1.data" --kallsyms "$DATA/kallsyms" --stdio --no-children \
@@ -49,9 +55,19 @@ share() {
 	children=$(perf report -i "$DATA/$1.data" --kallsyms "$DATA/kallsyms" --stdio --children \
 		--sort sym --percent-limit 0 -g none 2>/dev/null |
 		awk '$1 ~ /%$/ && ($4 == "rxe_mr_copy" || $4 == "rxe_odp_mr_copy") { printf "%s %s ", $4, $1 }')
-	echo "$1: ODP functions (self) ${self}% of samples; copy (with callees): ${children:-none}" |
+	perf report -i "$DATA/$1.data" --kallsyms "$DATA/kallsyms" --stdio --no-children -n \
+		--sort comm,sym --percent-limit 0 -g none 2>/dev/null |
+		awk '$1 ~ /%$/ && $3 ~ /^kworker/ { n[$5] += $2; t += $2 }
+			END { for (s in n) printf "%d %.2f%% %s\n", n[s], 100 * n[s] / t, s }' |
+		sort -rn >"$OUT/$1-worker.txt"
+	awk -v re="$ODP_SYMS" -v pk="$2" '{ t += $1 } $3 ~ re { o += $1 }
+		END { printf "rxe workers: %d samples, %.1f per 1000 packets (%d packets), ODP functions %.1f%% of them",
+			t, pk ? 1000 * t / pk : 0, pk, t ? 100 * o / t : 0 }' "$OUT/$1-worker.txt" >"$DATA/w"
+	echo "$1: ODP functions (self) ${self}% of samples; copy (with callees): ${children:-none}; $(cat "$DATA/w")" |
 		tee -a "$OUT/perftest-share.txt"
+	echo "  the workers' hottest symbols (samples, share of the workers'):" && head -12 "$OUT/$1-worker.txt"
 }
+PKTS=/sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts
 
 for c in $CASES; do
 	case $c in
@@ -74,12 +90,13 @@ for c in $CASES; do
 				[ "$mode" = odp ] && args+=(--odp)
 				# perf starts the run once it is set up: one perftest
 				# (both sides) through the tests' helper
+				p0=$(cat "$PKTS")
 				# shellcheck disable=SC2016 # expanded by that bash
 				perf record -q -a -g -o "$DATA/$tag.data" -- bash -c \
 					'source "$TOP/tests/lib/guest.sh"; PT_LOG=$0 PT_QUIET=1 perftest "$@"' \
 					"$OUT/$tag" "$1" "${args[@]}" || echo "$tag: perftest failed"
 				rep "$tag"
-				share "$tag"
+				share "$tag" $(($(cat "$PKTS") - p0))
 			done
 		done ;;
 	*) echo "profile.sh: unknown case $c" >&2; exit 2 ;;
