@@ -371,10 +371,26 @@ static inline struct rxe_odp_tree *rxe_mr_tree(struct rxe_mr *mr)
  * could not check that every way out of a __must_hold() function, or of
  * one that takes the mutex, leaves it as it should.
  */
+/*
+ * Uncontended, umem_mutex is taken with mutex_trylock(). mutex_lock() starts
+ * with might_sleep(), and under CONFIG_PREEMPT_VOLUNTARY (Debian's default)
+ * that is a voluntary preemption point. The data path takes the mutex once
+ * per packet, where a pinned MR's copy has no such point, so a consumer
+ * busy-polling on the same CPU took the CPU from rxe's worker at nearly
+ * every packet: ib_send_bw 64 KiB made 5-6 times the context switches of
+ * pinned MRs and lost a quarter of its bandwidth (bench/results/
+ * 2026-12-05-profile-perftest). The worker still yields where pinned MRs
+ * let it, between its work items. __might_sleep() keeps the debug check;
+ * with lockdep proving the lock order, mutex_lock() is used every time, as
+ * a trylock adds no ordering to lockdep's graph.
+ */
 static inline void rxe_odp_lock(struct ib_umem_odp *odp)
 	__acquires(&odp->umem_mutex)
 {
-	mutex_lock(&odp->umem_mutex);
+	__might_sleep(__FILE__, __LINE__);
+	if (IS_ENABLED(CONFIG_PROVE_LOCKING) ||
+	    !mutex_trylock(&odp->umem_mutex))
+		mutex_lock(&odp->umem_mutex);
 	__acquire(&odp->umem_mutex);
 }
 
@@ -1241,7 +1257,8 @@ static int rxe_odp_map_range_locked(struct rxe_mr *mr,
 	u64 start, t0;
 
 	lockdep_assert_held(&odp->umem_mutex);
-	might_sleep();
+	/* not might_sleep(): no preemption point per packet (rxe_odp_lock()) */
+	__might_sleep(__FILE__, __LINE__);
 
 	if (write && !odp->umem.writable) {
 		np = -EPERM;
