@@ -370,8 +370,7 @@ static inline struct rxe_odp_tree *rxe_mr_tree(struct rxe_mr *mr)
  * functions of 6.12 carry no context annotation, so without these sparse
  * could not check that every way out of a __must_hold() function, or of
  * one that takes the mutex, leaves it as it should.
- */
-/*
+ *
  * Uncontended, umem_mutex is taken with mutex_trylock(). mutex_lock() starts
  * with might_sleep(), and under CONFIG_PREEMPT_VOLUNTARY (Debian's default)
  * that is a voluntary preemption point. The data path takes the mutex once
