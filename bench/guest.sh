@@ -6,13 +6,14 @@
 #
 # usage: [BENCH_STEPS="aging ..."] bench/guest.sh [--smoke] OUTDIR
 #
-# BENCH_STEPS: the steps to run, in order (default: perftest steady reg chunk pass
+# BENCH_STEPS: the steps to run, in order (default: perftest ptsides steady reg chunk pass
 # batch faultcost prefetch inval pressure aging agingpt young).  Pairs per case (the method of
 # issue 15: every ODP-vs-pinned figure is the median of >= 20 interleaved
 # pairs with its 95 % interval; the steps whose runs are long get fewer, so
 # that the whole bench stays near an hour and a half under TCG):
 # BENCH_PT_RUNS (perftest, default 10: a pair of the 11 cases is 22 runs of
-# about 5 s, so 20 pairs would take about 37 min alone), BENCH_STEADY_REPS (20),
+# about 5 s, so 20 pairs would take about 37 min alone; also the triples per
+# case of ptsides, 3 cases of 3 runs: 10 triples about 8 min), BENCH_STEADY_REPS (20),
 # BENCH_REG_REPS (20; BENCH_REG_BIG from 256 MiB, 6), BENCH_REG_FRESH_REPS
 # (20: never-touched memory, 4 KiB .. 1 TiB), BENCH_REG_MEM_REPS (6),
 # BENCH_REG_IMPL_REPS (20: implicit vs explicit ODP), BENCH_CHUNK_REPS (12),
@@ -108,6 +109,8 @@ ACG=/sys/fs/cgroup/bench-aging
 YCG=/sys/fs/cgroup/bench-young
 PT_BW="ib_write_bw ib_read_bw ib_send_bw"
 PT_LAT="ib_write_lat ib_read_lat"
+PTS_SIZE=65536
+[ "$SMOKE" = 1 ] && PTS_SIZE=4096
 LAT_SIZE=8
 
 log() { echo "bench: $*" | tee -a "$LOGS/bench.log" >&2; }
@@ -177,55 +180,98 @@ log "ODP: $ODP ($(tr '\n' ' ' <<<"$caps"))"
 # shellcheck source=../tests/lib/perftest.sh
 source "$TOP/tests/lib/perftest.sh"
 
+# One perftest run of SECTION (a row of raw.csv): PROG at SIZE, MODE pinned,
+# odp (--odp on both sides), odp-req (--odp on the client, the requester, only)
+# or odp-resp (on the server, the responder, only), RUN = the pair or triple.
+pt_one() { # section prog size mode run
+	local sec=$1 prog=$2 size=$3 mode=$4 run=$5 kind=bw n lg v unit t args
+	local cargs='' sargs=''
+	case $prog in *_lat) kind=lat ;; esac
+	if [ "$mode" != pinned ] && [ "$ODP" != yes ]; then
+		row "$sec" "$prog" "$mode" "$size" - "$run" NaN unsupported
+		return
+	fi
+	args=(-s "$size")
+	[ "$kind" = bw ] && args+=(--report_gbits)
+	if [ "$PT_MODE" = duration ]; then
+		args+=(-D "$PT_DUR")
+	else
+		n=$PT_BW_ITERS
+		[ "$kind" = lat ] && n=$PT_LAT_ITERS
+		args+=(-n "$n")
+	fi
+	case $mode in
+	odp) args+=(--odp) ;;
+	odp-req) cargs=--odp ;;
+	odp-resp) sargs=--odp ;;
+	esac
+	lg=$LOGS/$sec-$prog-$size-$mode-$run
+	v='' unit=failed t=$EPOCHREALTIME
+	if PT_LOG=$lg PT_QUIET=1 PT_CLIENT_ARGS=$cargs PT_SERVER_ARGS=$sargs perftest "$prog" "${args[@]}"; then
+		if perftest_clock_ok "$lg-client.log"; then
+			v=$(perftest_value "$lg-client.log" "$kind")
+		else
+			unit=no-clock
+		fi
+	fi
+	echo "   $sec $prog $size $mode run $run: $(awk -v a="$t" -v b="$EPOCHREALTIME" \
+		'BEGIN { printf "%.1f", b - a }') s" >>"$LOGS/bench.log"
+	if [ -z "$v" ]; then
+		log "$sec $prog $size $mode run $run: no figure ($unit, see $lg-*.log)"
+		row "$sec" "$prog" "$mode" "$size" - "$run" NaN "$unit"
+	elif [ "$kind" = bw ]; then
+		row "$sec" "$prog" "$mode" "$size" - "$run" "$v" Gb/s
+	else
+		row "$sec" "$prog" "$mode" "$size" - "$run" "$v" us
+	fi
+}
+
 # Pairs: for each case the pinned and the --odp run back to back, which goes
 # first alternating from pair to pair (bench/report.py takes the ratio per
 # pair, its median and the 95 % interval of the median).
+# Atomics are not among them: perftest 4.5 refuses --odp for ib_atomic_bw and
+# ib_atomic_lat ("ODP does not support ATOMICS for now") before it opens the
+# device.
 run_perftest() {
-	local run prog size kind mode args lg v n order unit t
+	local run prog size sizes mode order
 	meta perftest_runs "$PT_RUNS"
 	meta perftest_dur "${PT_DUR:-iters}"
 	for run in $(seq "$PT_RUNS"); do
 		for prog in $PT_BW $PT_LAT; do
-			case $prog in *_lat) kind=lat; sizes=$LAT_SIZE ;; *) kind=bw; sizes=$PT_SIZES ;; esac
+			sizes=$PT_SIZES
+			case $prog in *_lat) sizes=$LAT_SIZE ;; esac
 			for size in $sizes; do
 				# Alternate which mode goes first: neither gets the warmer slot.
 				order="pinned odp"
 				[ $((run % 2)) = 0 ] && order="odp pinned"
 				for mode in $order; do
-					if [ "$mode" = odp ] && [ "$ODP" != yes ]; then
-						row perftest "$prog" odp "$size" - "$run" NaN unsupported
-						continue
-					fi
-					args=(-s "$size")
-					[ "$kind" = bw ] && args+=(--report_gbits)
-					if [ "$PT_MODE" = duration ]; then
-						args+=(-D "$PT_DUR")
-					else
-						n=$PT_BW_ITERS
-						[ "$kind" = lat ] && n=$PT_LAT_ITERS
-						args+=(-n "$n")
-					fi
-					[ "$mode" = odp ] && args+=(--odp)
-					lg=$LOGS/perftest-$prog-$size-$mode-$run
-					v= unit=failed t=$EPOCHREALTIME
-					if PT_LOG=$lg PT_QUIET=1 perftest "$prog" "${args[@]}"; then
-						if perftest_clock_ok "$lg-client.log"; then
-							v=$(perftest_value "$lg-client.log" "$kind")
-						else
-							unit=no-clock
-						fi
-					fi
-					echo "   perftest $prog $size $mode run $run: $(awk -v a="$t" -v b="$EPOCHREALTIME" \
-						'BEGIN { printf "%.1f", b - a }') s" >>"$LOGS/bench.log"
-					if [ -z "$v" ]; then
-						log "perftest $prog $size $mode run $run: no figure ($unit, see $lg-*.log)"
-						row perftest "$prog" "$mode" "$size" - "$run" NaN "$unit"
-					elif [ "$kind" = bw ]; then
-						row perftest "$prog" "$mode" "$size" - "$run" "$v" Gb/s
-					else
-						row perftest "$prog" "$mode" "$size" - "$run" "$v" us
-					fi
+					pt_one perftest "$prog" "$size" "$mode" "$run"
 				done
+			done
+		done
+	done
+}
+
+# Issue 15 item 2, ODP on one side only: for each of PT_BW at PTS_SIZE,
+# PT_RUNS triples of a pinned run, one with --odp on the client only (the
+# requester: its WRITE source, READ sink, SEND source is ODP) and one with
+# --odp on the server only (the responder: the WRITE target, READ source,
+# RECV buffer is ODP), back to back, which goes first rotating from triple to
+# triple (bench/report.py: per triple the ratio of each one-sided run to the
+# pinned run, their medians and 95 % intervals).
+run_ptsides() {
+	local run prog mode order
+	meta ptsides_runs "$PT_RUNS"
+	meta ptsides_size "$PTS_SIZE"
+	for run in $(seq "$PT_RUNS"); do
+		case $((run % 3)) in
+		1) order="pinned odp-req odp-resp" ;;
+		2) order="odp-req odp-resp pinned" ;;
+		0) order="odp-resp pinned odp-req" ;;
+		esac
+		for prog in $PT_BW; do
+			for mode in $order; do
+				pt_one ptsides "$prog" "$PTS_SIZE" "$mode" "$run"
 			done
 		done
 	done
@@ -948,6 +994,7 @@ expect_secs() { # STEP: EXP = its expected seconds
 	perftest)
 		nw $PT_BW; nb=$NW; nw $PT_SIZES; nb=$((nb * NW)); nw $PT_LAT
 		EXP=$((PT_RUNS * (nb + NW) * 2 * (${PT_DUR:-1} + 3))) ;;
+	ptsides) nw $PT_BW; EXP=$((PT_RUNS * NW * 3 * (${PT_DUR:-1} + 3))) ;;
 	steady) nw $STEADY_CHUNKS; EXP=$((NW * 2 * STEADY_REPS * 7 / 10 + 5)) ;;
 	reg) EXP=$((10 + REG_REPS * 2 + REG_BIG * 15 + REG_FRESH_REPS * 12 + REG_MEM_REPS * 10 + REG_IMPL_REPS * 8)) ;;
 	chunk) nw ${CHUNK_SHIFTS//,/ }; EXP=$((CHUNK_REPS * NW * 5 + 10)) ;;
@@ -992,7 +1039,7 @@ step() {
 	expect_secs "$1"
 	DONE_EXP=$((DONE_EXP + EXP))
 }
-STEPS=${BENCH_STEPS:-perftest steady reg chunk pass batch faultcost prefetch inval pressure aging agingpt young}
+STEPS=${BENCH_STEPS:-perftest ptsides steady reg chunk pass batch faultcost prefetch inval pressure aging agingpt young}
 # shellcheck disable=SC2086
 nw $STEPS
 STEPS_LEFT=$STEPS STEP_TOTAL=${BENCH_STEP_TOTAL:-$NW}

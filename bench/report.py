@@ -38,6 +38,9 @@ GOAL_FAULT_COST = 1.2
 
 PT_BW = ["ib_write_bw", "ib_read_bw", "ib_send_bw"]
 PT_LAT = ["ib_write_lat", "ib_read_lat"]
+PT_SIDES = [("odp-req", "requester"), ("odp-resp", "responder")]
+PT_NO_ATOMICS = ("Atomics are not measured: perftest 4.5 refuses `--odp` for `ib_atomic_bw` and `ib_atomic_lat` "
+                 "(\"ODP does not support ATOMICS for now\") before it opens the device.")
 PASS_TAGS = ["write", "read", "write+local", "read+local"]
 PASS_INFO_TAGS = ["write+fresh"]
 PREFETCH_TAGS = ["write", "read", "write+local", "read+local", "write+fresh"]
@@ -45,7 +48,7 @@ PREFETCH_KINDS = [("none", "none"), ("sync", "sync (FLUSH)"), ("async", "async")
 INVAL_CASES = ["dontneed-thp", "dontneed-4k", "munmap-thp", "munmap-4k"]
 AGING_LRUS = [("mglru", "MGLRU"), ("classic", "classic LRU")]
 # bench/guest.sh's steps, in order, and the report sections they fill
-STEPS = [("perftest", "perftest"), ("steady", "steady"), ("reg", "reg"), ("chunk", "chunk"), ("pass", "cold_warm"),
+STEPS = [("perftest", "perftest"), ("ptsides", "pt_sides"), ("steady", "steady"), ("reg", "reg"), ("chunk", "chunk"), ("pass", "cold_warm"),
          ("batch", "batch"), ("faultcost", "faultcost"),
          ("prefetch", "prefetch"), ("inval", "inval"), ("pressure", "pressure"), ("aging", "aging"),
          ("agingpt", "aging_pt"), ("young", "young"), ("pair", "pair")]
@@ -414,46 +417,66 @@ class Report:
         self.goals.append((name, figure, state, timing))
 
     # ------------------------------------------------------------ perftest
+    def pt_case(self, sec, prog, size, mode, label=()):
+        """A perftest case of section sec, pinned vs mode (odp, odp-req,
+        odp-resp) paired by run: its table row (label cells after test and
+        size), its summary row, and its pair ratios and goal state."""
+        raw = self.raw
+        lat = prog in PT_LAT
+        p = raw.by_run(sec=sec, case=prog, mode="pinned", size=size)
+        o = raw.by_run(sec=sec, case=prog, mode=mode, size=size)
+        unit = "µs" if lat else "Gb/s"
+        odp_units = {r["unit"] for r in raw.get(sec=sec, case=prog, mode=mode, size=size)}
+        # ODP relative performance per pair: bandwidth ratio, or inverse latency ratio
+        rat = paired_ratios(p, o, inverse=lat)
+        br = best_ratio(list(o.values()), list(p.values())) if lat else \
+            best_ratio(list(o.values()), list(p.values()), higher_better=True)
+        st = ci_state(rat, GOAL_STEADY)
+        if rat:
+            v = verdict(st)
+        elif "unsupported" in odp_units:
+            v = "not run: ODP unsupported"
+        else:
+            v = "no ODP result (%s)" % ",".join(sorted(odp_units))
+        runs = [r for r in raw.get(sec=sec, case=prog, size=size) if r["mode"] in ("pinned", mode)]
+        fails = sum(1 for r in runs if r["unit"] == "failed")
+        # runs that completed, but perftest's clock calibration failed: no figure
+        noclk = sum(1 for r in runs if r["unit"] == "no-clock")
+        row = [prog, fmt_size(size)] + list(label) + [
+            med_spread(list(p.values())) + " " + unit,
+            med_spread([x for x in o.values()]) + (" " + unit if any(ok(x) for x in o.values()) else ""),
+            "%d" % len(rat), med_spread(rat), fmt_ci(rat) if rat else "-",
+            v + (" (%d failed runs)" % fails if fails else "")
+            + (" (%d runs without perftest's clock)" % noclk if noclk else "")]
+        self.add(sec, prog if mode == "odp" else "%s/%s" % (prog, mode), size, median(p.values()),
+                 median(o.values()), median(rat), unit,
+                 "ratio=median per-pair %s over %d pairs; 95%% interval %s; best vs best %s" % (
+                     "pinned/odp latency" if lat else "odp/pinned bandwidth", len(rat), fmt_ci(rat), fmt(br, 4)))
+        if not lat and mode == "odp":
+            self.plot_bw.append((prog, size, median(p.values()), median(o.values())))
+        return row, rat, st
+
+    def pt_goal(self, name, cases, what="perftest result"):
+        """A goal over perftest cases [(name, ratios, state)]: every case met."""
+        cases = [c for c in cases if c[1]]
+        if not cases:
+            self.goal(name, "no ODP %s" % what, None)
+            return
+        states = [st for _, _, st in cases]
+        low = min(cases, key=lambda c: median(c[1]))
+        self.goal(name, "%d of %d cases met, %d not met, %d undecided; lowest: %s"
+                  % (sum(1 for x in states if x is True), len(states), sum(1 for x in states if x is False),
+                     sum(1 for x in states if isinstance(x, str)), fig_ci(low[0], low[1])), all_state(states))
+
     def perftest(self):
         raw = self.raw
-        rows, states, worst, counts = [], [], [], []
+        rows, cases = [], []
         for prog in PT_BW + PT_LAT:
-            lat = prog in PT_LAT
-            sizes = sorted({r["size"] for r in raw.get(sec="perftest", case=prog)})
-            for size in sizes:
-                p = raw.by_run(sec="perftest", case=prog, mode="pinned", size=size)
-                o = raw.by_run(sec="perftest", case=prog, mode="odp", size=size)
-                unit = "µs" if lat else "Gb/s"
-                odp_units = {r["unit"] for r in raw.get(sec="perftest", case=prog, mode="odp", size=size)}
-                # ODP relative performance per pair: bandwidth ratio, or inverse latency ratio
-                rat = paired_ratios(p, o, inverse=lat)
-                br = best_ratio(list(o.values()), list(p.values())) if lat else \
-                    best_ratio(list(o.values()), list(p.values()), higher_better=True)
-                mr = median(rat)
-                if rat:
-                    st = ci_state(rat, GOAL_STEADY)
-                    states.append(st)
-                    worst.append((mr, fig_ci("%s %s" % (prog, fmt_size(size)), rat)))
-                    counts.append(len(rat))
-                    v = verdict(st)
-                elif "unsupported" in odp_units:
-                    v = "not run: ODP unsupported"
-                else:
-                    v = "no ODP result (%s)" % ",".join(sorted(odp_units))
-                fails = sum(1 for r in raw.get(sec="perftest", case=prog, size=size) if r["unit"] == "failed")
-                # runs that completed, but perftest's clock calibration failed: no figure
-                noclk = sum(1 for r in raw.get(sec="perftest", case=prog, size=size) if r["unit"] == "no-clock")
-                rows.append([prog, fmt_size(size), med_spread(list(p.values())) + " " + unit,
-                             med_spread([x for x in o.values()]) + (" " + unit if any(ok(x) for x in o.values()) else ""),
-                             "%d" % len(rat), med_spread(rat), fmt_ci(rat) if rat else "-",
-                             v + (" (%d failed runs)" % fails if fails else "")
-                             + (" (%d runs without perftest's clock)" % noclk if noclk else "")])
-                self.add("perftest", prog, size, median(p.values()), median(o.values()), mr,
-                         unit, "ratio=median per-pair %s over %d pairs; 95%% interval %s; best vs best %s" % (
-                             "pinned/odp latency" if lat else "odp/pinned bandwidth", len(rat), fmt_ci(rat),
-                             fmt(br, 4)))
-                if not lat:
-                    self.plot_bw.append((prog, size, median(p.values()), median(o.values())))
+            for size in sorted({r["size"] for r in raw.get(sec="perftest", case=prog)}):
+                row, rat, st = self.pt_case("perftest", prog, size, "odp")
+                rows.append(row)
+                cases.append(("%s %s" % (prog, fmt_size(size)), rat, st))
+        counts = [len(c[1]) for c in cases if c[1]]
         self.out("## 1. Steady state: perftest, pinned vs `--odp`")
         self.out()
         self.out("Pinned and `--odp` runs of the same case back to back (a pair), which goes first alternating "
@@ -462,21 +485,44 @@ class Report:
                  "(> 1 means ODP is faster), its median [min–max] and the 95%% interval of that median (order "
                  "statistics of the pairs, distribution-free). Goal: ratio >= %.2f, judged on the interval: "
                  "met when all of it lies at or above %.2f, not met when all of it lies below, undecided "
-                 "otherwise." % (self.meta.get("perftest_runs", max(counts or [0])), GOAL_STEADY, GOAL_STEADY))
+                 "otherwise. %s" % (self.meta.get("perftest_runs", max(counts or [0])), GOAL_STEADY, GOAL_STEADY,
+                                    PT_NO_ATOMICS))
         self.out()
         self.table(["test", "size", "pinned", "ODP", "pairs", "ratio per pair", "95% interval",
                     "goal >= %.2f" % GOAL_STEADY], rows)
         self.few_pairs(counts, "`BENCH_PT_RUNS=N` sets the pairs per case (a pair of every case is 22 perftest "
                        "runs of about 5 s under TCG: 20 pairs take about 37 min)")
-        name = "steady-state ODP/pinned >= %.2f (perftest, every case, 95%% interval of the median pair ratio)" \
-            % GOAL_STEADY
-        if worst:
-            w = min(worst)
-            self.goal(name, "%d of %d cases met, %d not met, %d undecided; lowest: %s"
-                      % (sum(1 for x in states if x is True), len(states), sum(1 for x in states if x is False),
-                         sum(1 for x in states if isinstance(x, str)), w[1]), all_state(states))
-        else:
-            self.goal(name, "no ODP perftest result", None)
+        self.pt_goal("steady-state ODP/pinned >= %.2f (perftest, every case, 95%% interval of the median pair "
+                     "ratio; atomics not measured: perftest refuses `--odp` for them)" % GOAL_STEADY, cases)
+
+    def pt_sides(self):
+        raw = self.raw
+        rows, cases = [], []
+        for prog in PT_BW:
+            for size in sorted({r["size"] for r in raw.get(sec="ptsides", case=prog)}):
+                for mode, side in PT_SIDES:
+                    row, rat, st = self.pt_case("ptsides", prog, size, mode, [side])
+                    rows.append(row)
+                    cases.append(("%s %s %s" % (prog, fmt_size(size), side), rat, st))
+        counts = [len(c[1]) for c in cases if c[1]]
+        self.out("### Steady state, ODP on one side only: perftest, pinned vs `--odp` on the requester or the "
+                 "responder")
+        self.out()
+        self.out("Three runs of the same case back to back (a triple): pinned, `--odp` on the client only (the "
+                 "requester: the source of a WRITE or SEND, the sink of a READ) and `--odp` on the server only "
+                 "(the responder: the WRITE target, the READ source, the RECV buffers), which goes first rotating "
+                 "from triple to triple, %s triples per case in one boot. Ratio per triple: one-sided ODP / "
+                 "pinned bandwidth, its median [min–max] and the 95%% interval of that median; goal >= %.2f on "
+                 "the interval, as in section 1. %s" % (self.meta.get("ptsides_runs", max(counts or [0])),
+                                                        GOAL_STEADY, PT_NO_ATOMICS))
+        self.out()
+        self.table(["test", "size", "ODP on", "pinned", "ODP", "triples", "ratio per triple", "95% interval",
+                    "goal >= %.2f" % GOAL_STEADY], rows)
+        self.few_pairs(counts, "`BENCH_PT_RUNS=N` sets the triples per case (a triple of the 3 cases is 9 "
+                       "perftest runs of about 5 s under TCG)")
+        self.pt_goal("steady-state ODP/pinned >= %.2f, ODP on one side only (perftest, requester or responder, "
+                     "every case, 95%% interval of the median triple ratio)" % GOAL_STEADY, cases,
+                     "one-sided perftest result")
 
     def steady(self):
         raw = self.raw

@@ -14,8 +14,9 @@
 # 50 % and 25 % of its working set, each in pairs with an unlimited ODP run
 # (throughput ratio, swap-ins/outs per run, corrupt bytes), and pinned once
 # per limit (OOM-killed as root, refused under RLIMIT_MEMLOCK).  Takes about
-# 55 minutes in the guest on an idle host (perftest about 18 of them, at 10
-# pairs; pressure about 6, at 6 pairs per limit), then about 30 for the pair
+# 63 minutes in the guest on an idle host (perftest about 18 of them, at 10
+# pairs; ptsides, ODP on one side only, about 8, at 10 triples; pressure
+# about 6, at 6 pairs per limit), then about 30 for the pair
 # step (estimates from per-unit costs of earlier runs: the progress lines
 # print them).  Progress: "step i of n: NAME, elapsed T, about
 # R left" on stderr at every step (the estimate: each step's expected time
@@ -29,7 +30,7 @@
 # --force-verdict (or BENCH_FORCE_VERDICT=1, e.g. make bench
 #          BENCH_FORCE_VERDICT=1): verdicts even on a busy host (marked forced).
 # --smoke: tiny sizes, one run each (what tests/guest/90-bench-smoke.sh does).
-# --steps: only these steps, in this order (default all: perftest steady reg
+# --steps: only these steps, in this order (default all: perftest ptsides steady reg
 #          chunk pass batch faultcost prefetch inval pressure aging agingpt young pair); the name gets "-<steps>" appended
 #          (e.g. --steps aging -> <name>-aging) and the report says it is partial.
 # The step 'pair' needs two guests: it runs after the one-guest steps, through
@@ -71,7 +72,7 @@ loadavg0=$(cat /proc/loadavg)
 python3 "$TOP/bench/hostload.py" $$ "$raw/hostload.csv" "${BENCH_LOAD_INTERVAL:-10}" &
 hlpid=$!
 # the one-guest steps in one boot, then the two-guest step
-all="perftest steady reg chunk pass batch faultcost prefetch inval pressure aging agingpt young pair"
+all="perftest ptsides steady reg chunk pass batch faultcost prefetch inval pressure aging agingpt young pair"
 gsteps=$(echo " ${STEPS:-$all} " | sed 's/ pair / /g' | xargs)
 total=$(wc -w <<<"${STEPS:-$all}")
 pair_runs=${BENCH_PAIR_RUNS:-6}

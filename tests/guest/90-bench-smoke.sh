@@ -2,7 +2,8 @@
 # Bench smoke: bench/guest.sh --smoke (tiny sizes, one run of every
 # measurement) and bench/report.py still produce a complete report: every
 # section and every goal row with a measured figure, a PNG plot, perftest
-# pinned and --odp results, the memory-pressure runs of ODP (limited to 50 %
+# pinned and --odp results (--odp on both sides, on the requester only, on
+# the responder only), the memory-pressure runs of ODP (limited to 50 %
 # and 25 % of the working set, and unlimited) with their data verified (0
 # corrupt bytes) and pinned's outcome at each limit, the page-aging case on
 # MGLRU and the classic LRU with odp_aging off and on (young callbacks
@@ -46,7 +47,14 @@ for prog in ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat; do
 		need "perftest $prog $mode" "\$1 == \"perftest\" && \$2 == \"$prog\" && \$3 == \"$mode\" && (\$8 == \"no-clock\" || \$8 != \"failed\" && \$7 + 0 > 0)"
 	done
 done
-grep '^perftest,.*,no-clock$' "$raw" | sed 's/^/(perftest ran, no figure: its clock calibration failed) /'
+# The ptsides step (issue 15 item 2): --odp on the client (requester) only and
+# on the server (responder) only, each next to a pinned run.
+for prog in ib_write_bw ib_read_bw ib_send_bw; do
+	for mode in pinned odp-req odp-resp; do
+		need "ptsides $prog $mode" "\$1 == \"ptsides\" && \$2 == \"$prog\" && \$3 == \"$mode\" && (\$8 == \"no-clock\" || \$8 != \"failed\" && \$7 + 0 > 0)"
+	done
+done
+grep '^\(perftest\|ptsides\),.*,no-clock$' "$raw" | sed 's/^/(perftest ran, no figure: its clock calibration failed) /'
 for mode in pinned odp; do
 	need "steady $mode" "\$1 == \"steady\" && \$3 == \"$mode\" && \$8 == \"us\""
 	need "reg $mode" "\$1 == \"reg\" && \$2 == \"reg\" && \$3 == \"$mode\""
@@ -133,13 +141,14 @@ bad=$(awk -F, '$1 == "young" && (($2 == "exit" && $7 != 0) || ($2 == "young-answ
 
 # The report: every section, every goal row measured (met, not met, or undecided:
 # one pair per case gives no 95 % interval, so the smoke's timing goals are undecided).
-for h in "## Goals" "## 1. Steady state" "### Steady state, finely interleaved" "## 2. Registration" \
+for h in "## Goals" "## 1. Steady state" "### Steady state, ODP on one side only" "### Steady state, finely interleaved" "## 2. Registration" \
 	"## 3. Cold vs warm" "### Fault batch size" "### Fault cost" "### Prefetch" "## 4. Invalidation" "## 5. Memory pressure" "## 6. Page aging" \
 	"## 6b. Page aging as throughput" "## 7. Page aging at scale" \
 	"## Environment"; do
 	grep -qF "$h" "$md" || fail "report has no section '$h'"
 done
-for g in "steady-state ODP/pinned >= 0.98 (perftest" "steady-state ODP/pinned >= 0.98 (odp-bench" \
+for g in "steady-state ODP/pinned >= 0.98 (perftest" "steady-state ODP/pinned >= 0.98, ODP on one side only" \
+	"steady-state ODP/pinned >= 0.98 (odp-bench" \
 	"ODP registration of 1 GiB" "ODP registration time within 2" "cold pass >= 0.5" \
 	"invalidation <= 2" "under pressure ODP completes with 0 corrupt bytes" \
 	"sync prefetch: the cold pass faults no page" "driver fault service <= 1.2" \

@@ -341,6 +341,58 @@ agingpt 1.0
 row_says "agingpt: no BW gain is not 'not met'" "perftest --odp server under pressure" "**not met**"
 hasnt "agingpt" "Traceback"
 
+# The perftest step (section 1) and the ptsides step (issue 15 item 2: ODP on
+# the requester only, on the responder only): 8 pairs / triples per case; per
+# triple each one-sided run against its own pinned run.  REQ and RESP: the
+# ratio of ib_write_bw's requester and responder runs (the other programs at
+# parity).
+ptsides() { # REQ RESP
+	/usr/bin/python3 - "$d/raw.csv" "$1" "$2" <<'PY'
+import sys
+rows, req, resp = [], float(sys.argv[2]), float(sys.argv[3])
+for run in range(1, 9):
+    base = 2.0 + run % 3 / 10
+    rows += ["perftest,ib_write_bw,pinned,65536,-,%d,%.4f,Gb/s" % (run, base),
+             "perftest,ib_write_bw,odp,65536,-,%d,%.4f,Gb/s" % (run, base * (1.0 + run % 2 / 100))]
+    for prog in ("ib_write_bw", "ib_read_bw", "ib_send_bw"):
+        r = (req, resp) if prog == "ib_write_bw" else (1.0, 1.0)
+        rows += ["ptsides,%s,pinned,65536,-,%d,%.4f,Gb/s" % (prog, run, base),
+                 "ptsides,%s,odp-req,65536,-,%d,%.4f,Gb/s" % (prog, run, base * r[0] * (1 + run % 2 / 100)),
+                 "ptsides,%s,odp-resp,65536,-,%d,%.4f,Gb/s" % (prog, run, base * r[1] * (1 + run % 2 / 100))]
+# a failed run leaves its triple out of the ratio
+rows.append("ptsides,ib_read_bw,odp-resp,65536,-,9,NaN,failed")
+rows.append("ptsides,ib_read_bw,pinned,65536,-,9,2.0,Gb/s")
+open(sys.argv[1], "w").write("\n".join(rows) + "\n")
+PY
+	report_idle ptsides 'steps=perftest ptsides\nperftest_runs=8\nptsides_runs=8\n'
+}
+ptsides 1.0 1.0
+SIDES="steady-state ODP/pinned >= 0.98, ODP on one side only (perftest"
+row_says "ptsides: parity on both sides is not met" "$SIDES" "**met**"
+row_says "ptsides: the goal's figure lacks the case count" "$SIDES" "6 of 6 cases met, 0 not met, 0 undecided"
+row_says "perftest: parity is not met" "steady-state ODP/pinned >= 0.98 (perftest" "**met**"
+row_says "perftest: the goal does not say atomics are not measured" "steady-state ODP/pinned >= 0.98 (perftest" \
+	"atomics not measured"
+has "ptsides" "### Steady state, ODP on one side only"
+has "ptsides" "8 triples per case"
+for prog in ib_write_bw ib_read_bw ib_send_bw; do
+	for side in requester responder; do
+		row_says "ptsides: no met row for $prog $side" "$prog | 64 KiB | $side |" "| 8 | 1 [1–1.01] |"
+	done
+done
+row_says "ptsides: the failed run is not counted" "ib_read_bw | 64 KiB | responder |" "(1 failed runs)"
+# the section comes right after section 1, before the goals' end
+awk '/^## 1\. Steady state: perftest/ { a = NR } /^### Steady state, ODP on one side only/ { b = NR }
+	END { exit !(a && b > a) }' <<<"$MD" || fail "ptsides: the section is not after section 1"
+ptsides 1.0 0.8
+row_says "ptsides: a responder at 0.8 is not 'not met'" "ib_write_bw | 64 KiB | responder |" "**not met**"
+row_says "ptsides: a requester at parity is not met" "ib_write_bw | 64 KiB | requester |" "**met**"
+row_says "ptsides: one case not met, the goal is not 'not met'" "$SIDES" "**not met**"
+row_says "ptsides: the lowest case is not named" "$SIDES" "5 of 6 cases met, 1 not met, 0 undecided; lowest: ib_write_bw 64 KiB responder 0.8"
+ptsides 0.975 1.0
+row_says "ptsides: a requester straddling 0.98 is not undecided" "ib_write_bw | 64 KiB | requester |" "**undecided**"
+hasnt "ptsides" "Traceback"
+
 rm -f "$d/hostload.csv"
 : >"$d/meta.txt"
 /usr/bin/python3 "$R" "$d" "$d/out" >/dev/null 2>&1 || fail "report.py without host load failed"
