@@ -17,8 +17,14 @@
 #           "ODP functions < 2 % of samples"; and rxe's workers' samples
 #           per 1000 packets with their hottest symbols (<case>-worker.txt):
 #           what a loopback perftest's bandwidth follows.
+#   faultcost  fault-cost (64 MiB, odp_fault_ahead 128), zero-fill and swap-in
+#           from zram (system-wide); bench/fault-split.py splits the samples
+#           into the kernel's populate and rxe's fault service and gives each
+#           category (zeroing, allocation, walks, locks, ...) in us per page,
+#           driver minus kernel: DIR/faultcost-<kind>-split.txt.  Issue 15
+#           item 3: what the driver's fault costs beyond the kernel's own.
 set -uo pipefail
-OUT=${1:?usage: bench/profile.sh OUTDIR [reg|cold|steady|inval|perftest ...]}
+OUT=${1:?usage: bench/profile.sh OUTDIR [reg|cold|steady|inval|perftest|faultcost ...]}
 shift
 CASES=${*:-reg cold steady inval}
 export TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -68,6 +74,7 @@ share() {
 	echo "  the workers' hottest symbols (samples, share of the workers'):" && head -12 "$OUT/$1-worker.txt"
 }
 PKTS=/sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts
+FC_PAIRS=${FC_PAIRS:-6} FC_HZ=999
 
 for c in $CASES; do
 	case $c in
@@ -98,6 +105,24 @@ for c in $CASES; do
 				rep "$tag"
 				share "$tag" $(($(cat "$PKTS") - p0))
 			done
+		done ;;
+	faultcost)
+		kinds=zero
+		if [ -n "$(swapon --noheadings --show=NAME)" ] ||
+			{ modprobe zram && z=$(zramctl --find --size 256M --algorithm lz4) &&
+				mkswap "$z" >/dev/null && swapon "$z"; }; then
+			kinds="zero swap"
+		else
+			echo "faultcost: no zram swap, zero-fill only"
+		fi
+		for k in $kinds; do
+			tag=faultcost-$k
+			perf record -q -F "$FC_HZ" -a -g -o "$DATA/$tag.data" -- fault-cost --size 64M \
+				--pairs "$FC_PAIRS" --ahead 128 --kinds "$k" >"$OUT/$tag.csv" || echo "$tag: fault-cost failed"
+			rep "$tag"
+			perf script -i "$DATA/$tag.data" --kallsyms "$DATA/kallsyms" -F comm,ip,sym 2>/dev/null |
+				python3 "$TOP/bench/fault-split.py" --pages $((FC_PAIRS * 64 * 256)) --hz "$FC_HZ" |
+				tee "$OUT/$tag-split.txt"
 		done ;;
 	*) echo "profile.sh: unknown case $c" >&2; exit 2 ;;
 	esac
