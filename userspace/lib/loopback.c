@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,9 +127,9 @@ void lb_dev_close(struct lb_dev *d)
 	d->ctx = NULL;
 }
 
-static struct ibv_cq *cq_create(struct lb_dev *d, int cqe)
+static struct ibv_cq *cq_create(struct lb_dev *d, int cqe, struct ibv_comp_channel *ch)
 {
-	struct ibv_cq *cq = ibv_create_cq(d->ctx, cqe, NULL, NULL, 0);
+	struct ibv_cq *cq = ibv_create_cq(d->ctx, cqe, NULL, ch, 0);
 
 	if (!cq)
 		lb_fail(d, verr(), "ibv_create_cq(%d entries)", cqe);
@@ -240,10 +241,37 @@ int lb_ud_ready(struct lb_dev *d, struct ibv_qp *qp, uint32_t qkey, uint32_t psn
 	return 0;
 }
 
+int lb_cq_poll_wait(struct ibv_comp_channel *ch, struct ibv_cq *cq, int nwc,
+		    struct ibv_wc *wc, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+	int n;
+
+	for (;;) {
+		n = ibv_poll_cq(cq, nwc, wc);
+		if (n)
+			return n;
+		if (ibv_req_notify_cq(cq, 0))
+			return -1;
+		/* one that came in before the request raised no event */
+		n = ibv_poll_cq(cq, nwc, wc);
+		if (n)
+			return n;
+		n = poll(&pfd, 1, timeout_ms);
+		if (n <= 0)
+			return n;
+		if (ibv_get_cq_event(ch, &ev_cq, &ev_ctx))
+			return -1;
+		ibv_ack_cq_events(ev_cq, 1);
+	}
+}
+
 int lb_end_create(struct lb_dev *d, struct lb_end *x, const struct lb_pair_attr *at)
 {
 	memset(x, 0, sizeof(*x));
-	x->cq = cq_create(d, at->cqe_a);
+	x->cq = cq_create(d, at->cqe_a, at->channel_a);
 	if (!x->cq)
 		return -1;
 	return qp_create(d, x, at, NULL);
@@ -265,7 +293,7 @@ int lb_pair_create(struct lb_dev *d, struct lb_pair *p, const struct lb_pair_att
 		return lb_fail(d, 0, "lb_pair_create: no GID chosen yet (lb_dev_gid)");
 	if (lb_end_create(d, &p->a, at))
 		return -1;
-	p->b.cq = at->cqe_b ? cq_create(d, at->cqe_b) : p->a.cq;
+	p->b.cq = at->cqe_b ? cq_create(d, at->cqe_b, NULL) : p->a.cq;
 	if (!p->b.cq || qp_create(d, &p->b, at, at->srq_b))
 		return -1;
 	if (lb_qp_connect(d, p->a.qp, p->b.qp->qp_num, at, at->tune) ||

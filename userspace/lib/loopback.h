@@ -46,6 +46,7 @@ struct lb_qp_tune;
 struct lb_pair_attr {
 	int cqe_a;			/* entries of QP a's CQ */
 	int cqe_b;			/* of QP b's; 0: b shares a's CQ */
+	struct ibv_comp_channel *channel_a; /* events of QP a's CQ (lb_cq_poll_wait()); NULL: none */
 	struct ibv_qp_cap cap;		/* of both QPs */
 	struct ibv_srq *srq_b;		/* QP b receives from it (then no RQ) */
 	int sq_sig_all;			/* every send WR completes signalled */
@@ -64,6 +65,14 @@ struct lb_end {
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 };
+
+/* Poll @cq, created on @ch, for up to @nwc completions into @wc, sleeping
+ * on the channel while there are none (no polling loop competing for the
+ * CPU with the work that completes them).  Returns the completions polled,
+ * 0 when none came in @timeout_ms, -1 on an error (errno set, or a poll
+ * error from ibv_poll_cq()). */
+int lb_cq_poll_wait(struct ibv_comp_channel *ch, struct ibv_cq *cq, int nwc,
+		    struct ibv_wc *wc, int timeout_ms);
 
 /* Two RC QPs connected to each other: a posts, b answers (or both post). */
 struct lb_pair {
