@@ -289,13 +289,15 @@ bench() { # logname odp-bench-args...
 	return "$rc"
 }
 
+# Steady state, pinned vs ODP MR in interleaved pairs: RDMA WRITE, READ and
+# 8-byte ATOMIC FETCH_ADDs (one every CHUNK bytes, values checked) per chunk.
 run_steady() {
 	local c op
 	meta steady_reps "$STEADY_REPS"
 	for c in $STEADY_CHUNKS; do
-		for op in write read; do
+		for op in write read atomic; do
 			local args=(--size "$STEADY_SIZE" --reps "$STEADY_REPS" --chunk "$c")
-			[ $op = read ] && args+=(--read)
+			[ $op = write ] || args+=("--$op")
 			bench steady steady "${args[@]}"
 		done
 	done
@@ -995,7 +997,7 @@ expect_secs() { # STEP: EXP = its expected seconds
 		nw $PT_BW; nb=$NW; nw $PT_SIZES; nb=$((nb * NW)); nw $PT_LAT
 		EXP=$((PT_RUNS * (nb + NW) * 2 * (${PT_DUR:-1} + 3))) ;;
 	ptsides) nw $PT_BW; EXP=$((PT_RUNS * NW * 3 * (${PT_DUR:-1} + 3))) ;;
-	steady) nw $STEADY_CHUNKS; EXP=$((NW * 2 * STEADY_REPS * 7 / 10 + 5)) ;;
+	steady) nw $STEADY_CHUNKS; EXP=$((NW * 3 * STEADY_REPS * 7 / 10 + 5)) ;;
 	reg) EXP=$((10 + REG_REPS * 2 + REG_BIG * 15 + REG_FRESH_REPS * 12 + REG_MEM_REPS * 10 + REG_IMPL_REPS * 8)) ;;
 	chunk) nw ${CHUNK_SHIFTS//,/ }; EXP=$((CHUNK_REPS * NW * 5 + 10)) ;;
 	pass) nw $PASS_VARIANTS; EXP=$((NW * PASS_REPS + 5)) ;;

@@ -40,7 +40,8 @@ PT_BW = ["ib_write_bw", "ib_read_bw", "ib_send_bw"]
 PT_LAT = ["ib_write_lat", "ib_read_lat"]
 PT_SIDES = [("odp-req", "requester"), ("odp-resp", "responder")]
 PT_NO_ATOMICS = ("Atomics are not measured: perftest 4.5 refuses `--odp` for `ib_atomic_bw` and `ib_atomic_lat` "
-                 "(\"ODP does not support ATOMICS for now\") before it opens the device.")
+                 "(\"ODP does not support ATOMICS for now\") before it opens the device; the odp-bench steady "
+                 "table below has them.")
 PASS_TAGS = ["write", "read", "write+local", "read+local"]
 PASS_INFO_TAGS = ["write+fresh"]
 PREFETCH_TAGS = ["write", "read", "write+local", "read+local", "write+fresh"]
@@ -401,14 +402,15 @@ class Report:
     def add(self, section, case, size, pinned, odp, ratio, unit, extra=""):
         self.summary.append([section, case, size, fmt(pinned, 4), fmt(odp, 4), fmt(ratio, 4), unit, extra])
 
-    def few_pairs(self, counts, knob):
-        """A sentence when a table has fewer than PAIRS_WANTED pairs per case."""
+    def few_pairs(self, counts, knob, unit="pairs"):
+        """A sentence when a table has fewer than PAIRS_WANTED pairs (or
+        triples: unit) per case."""
         counts = [c for c in counts if c]
         if counts and min(counts) < PAIRS_WANTED:
-            self.out("*%s pairs per case, fewer than the %d the method asks for*: the 95%% interval is wide "
-                     "(below 6 pairs there is none, and the verdict is undecided); %s."
+            self.out("*%s %s per case, fewer than the %d the method asks for*: the 95%% interval is wide "
+                     "(below 6 %s there is none, and the verdict is undecided); %s."
                      % ("%d" % min(counts) if min(counts) == max(counts) else "%d–%d" % (min(counts), max(counts)),
-                        PAIRS_WANTED, knob))
+                        unit, PAIRS_WANTED, unit, knob))
             self.out()
 
     def goal(self, name, figure, state, timing=True):
@@ -519,7 +521,7 @@ class Report:
         self.table(["test", "size", "ODP on", "pinned", "ODP", "triples", "ratio per triple", "95% interval",
                     "goal >= %.2f" % GOAL_STEADY], rows)
         self.few_pairs(counts, "`BENCH_PT_RUNS=N` sets the triples per case (a triple of the 3 cases is 9 "
-                       "perftest runs of about 5 s under TCG)")
+                       "perftest runs of about 5 s under TCG)", "triples")
         self.pt_goal("steady-state ODP/pinned >= %.2f, ODP on one side only (perftest, requester or responder, "
                      "every case, 95%% interval of the median triple ratio)" % GOAL_STEADY, cases,
                      "one-sided perftest result")
@@ -532,7 +534,7 @@ class Report:
                 continue
             if r["case"] not in cases and r["mode"] in ("pinned", "odp") and not r["case"].endswith("error"):
                 cases.append(r["case"])
-        rows, meds, states, counts = [], [], [], []
+        rows, meds, states, counts, wrong = [], [], [], [], {}
         for case in cases:
             p = raw.by_run(sec="steady", case=case, mode="pinned")
             o = raw.by_run(sec="steady", case=case, mode="odp")
@@ -541,12 +543,27 @@ class Report:
             mr = median(rat)
             br = best_ratio(list(o.values()), list(p.values()))
             op, chunk = case.split("-", 1)
-            mbps = lambda d: [size / v for v in d.values() if ok(v) and v > 0]
             st = ci_state(rat, GOAL_STEADY)
-            rows.append(["RDMA " + op.upper(), fmt_size(int(chunk)), med_spread(mbps(p)) + " MB/s",
-                         med_spread(mbps(o)) + " MB/s", "%d" % len(rat), med_spread(rat),
-                         fmt_ci(rat) if rat else "-", verdict(st)])
-            self.add("steady", case, size, median(p.values()), median(o.values()), mr, "us",
+            v = verdict(st)
+            if op == "atomic":
+                # value = pass time per atomic (µs); odp-bench checked every
+                # fetched value and final word (value-error: wrong words per MR)
+                checks = raw.values(sec="steady", case=case + "-value-error")
+                wrong[case] = sum(checks) if checks else float("nan")
+                if wrong[case]:
+                    v = "**wrong values**: %s words" % fmt_n(wrong[case]) if ok(wrong[case]) else \
+                        "no value check"
+                    st = False
+                rate = lambda d: [1e3 / x for x in d.values() if ok(x) and x > 0]
+                cells = ["ATOMIC FETCH_ADD", "8 B every %s" % fmt_size(int(chunk)), med_spread(rate(p)) + " k/s",
+                         med_spread(rate(o)) + " k/s"]
+            else:
+                mbps = lambda d: [size / x for x in d.values() if ok(x) and x > 0]
+                cells = ["RDMA " + op.upper(), fmt_size(int(chunk)), med_spread(mbps(p)) + " MB/s",
+                         med_spread(mbps(o)) + " MB/s"]
+            rows.append(cells + ["%d" % len(rat), med_spread(rat), fmt_ci(rat) if rat else "-", v])
+            self.add("steady", case, size, median(p.values()), median(o.values()), mr,
+                     raw.get(sec="steady", case=case)[0]["unit"],
                      "ratio=median per-pair pinned time/odp time over %d pairs; 95%% interval %s; best vs best %s"
                      % (len(rat), fmt_ci(rat), fmt(br, 4)))
             if rat:
@@ -560,6 +577,12 @@ class Report:
                  "back to back, %s pairs): the per-pair ratio is robust against the swings of the shared "
                  "emulated machine. Ratio = pinned time / ODP time (ODP relative throughput), its median "
                  "[min–max] and the 95%% interval of the median; the verdict rests on the interval (goal >= %.2f)."
+                 " ATOMIC FETCH_ADD: 8-byte fetch-and-adds (of 1), one on the word at every message-column "
+                 "bytes of the MR (so one per 4 KiB touches every page), the MR as the remote target as in the "
+                 "RDMA rows; a pass sweeps the MR until it has posted at least 512 atomics; k/s = thousands of "
+                 "atomics per second. odp-bench "
+                 "checks every fetched value and at the end every word of both MRs; a wrong value fails the "
+                 "case, whatever its time."
                  % (fmt_size(raw.get(sec="steady")[0]["size"]) if raw.get(sec="steady") else "?",
                     max([r["run"] for r in raw.get(sec="steady")] or [0]), GOAL_STEADY))
         self.out()
@@ -572,6 +595,12 @@ class Report:
         if meds:
             self.goal("steady-state ODP/pinned >= %.2f (odp-bench, interleaved pairs, every case, 95%% interval)"
                       % GOAL_STEADY, "; ".join(meds), all_state(states))
+        if wrong:
+            bad = ["%s %s" % (c, "no value check" if not ok(n) else "%s wrong words" % fmt_n(n))
+                   for c, n in wrong.items() if n != 0]
+            self.goal("steady-state atomics leave every fetched and final value right (odp-bench steady "
+                      "--atomic, both MRs)", "; ".join(bad) if bad else "%d cases, 0 wrong words" % len(wrong),
+                      not bad, timing=False)
 
     # ------------------------------------------------------------ registration
     def reg(self):

@@ -8,7 +8,8 @@
 # corrupt bytes) and pinned's outcome at each limit, the page-aging case on
 # MGLRU and the classic LRU with odp_aging off and on (young callbacks
 # answered only when on), the perftest --odp server under reclaim with aging
-# off and on, and
+# off and on, the steady-state atomics (odp-bench steady --atomic, values
+# checked), and
 # the page-aging-at-scale step (reclaim and invalidation with 0 and 10 ODP
 # MRs).  No timing is asserted: speed is bench/'s job.
 # vm-args: --timeout 1800
@@ -57,6 +58,9 @@ done
 grep '^\(perftest\|ptsides\),.*,no-clock$' "$raw" | sed 's/^/(perftest ran, no figure: its clock calibration failed) /'
 for mode in pinned odp; do
 	need "steady $mode" "\$1 == \"steady\" && \$3 == \"$mode\" && \$8 == \"us\""
+	# atomics (issue 15 item 2): timed, and odp-bench found every value right
+	need "steady atomic $mode" "\$1 == \"steady\" && \$2 ~ /^atomic-[0-9]+\$/ && \$3 == \"$mode\" && \$8 == \"us/atomic\" && \$7 > 0"
+	need "steady atomic $mode value check" "\$1 == \"steady\" && \$2 ~ /^atomic-[0-9]+-value-error\$/ && \$3 == \"$mode\" && \$7 == 0"
 	need "reg $mode" "\$1 == \"reg\" && \$2 == \"reg\" && \$3 == \"$mode\""
 	need "dereg $mode" "\$1 == \"reg\" && \$2 == \"dereg\" && \$3 == \"$mode\""
 	need "pass cold $mode" "\$1 == \"pass\" && \$2 ~ /-cold\$/ && \$3 == \"$mode\""
@@ -100,6 +104,10 @@ for pct in 50 25; do
 	done
 	need "ODP pressure limit-$pct memory.max" "\$1 == \"pressure\" && \$2 == \"memory.max\" && \$3 == \"odp\" && \$5 == \"limit-$pct\" && \$7 > 0"
 done
+bad=$(awk -F, '$1 == "steady" && $2 ~ /-value-error$/ && $7 != 0' "$raw")
+[ -z "$bad" ] || fail "odp-bench steady --atomic: wrong values: $bad"
+grep -q '^   odp-bench steady .*--atomic : rc 0,' "$out/logs/bench.log" ||
+	fail "odp-bench steady --atomic did not exit 0: $(grep -- '--atomic' "$out/logs/bench.log")"
 bad=$(awk -F, '$1 == "pressure" && $3 == "odp" && $2 ~ /^corrupt-/ { s += $7 } END { print s + 0 }' "$raw")
 [ "$bad" = 0 ] || fail "ODP under memory pressure: $bad corrupt bytes"
 for lru in mglru classic; do
@@ -173,6 +181,10 @@ for pct in 50 25; do
 		fail "no ODP throughput figure at $pct % of the working set: $(grep -F "| ODP throughput at memory.max = $pct%" "$md")"
 	grep -qF "| $pct % | " "$md" || fail "no row of the $pct % limit in the pressure table"
 done
+grep -F "| ATOMIC FETCH_ADD | 8 B every 64 KiB |" "$md" | grep -qF "| 1 |" ||
+	fail "report: no atomic row with its pair in the steady table"
+grep -F "| steady-state atomics leave every fetched and final value right" "$md" | grep -qF "**met**" ||
+	fail "report: the atomics' value check is not met: $(grep -F '| steady-state atomics' "$md")"
 grep -F "| under pressure ODP completes" "$md" | grep -qF "**met**" ||
 	fail "ODP under pressure did not complete cleanly: $(grep -F '| under pressure' "$md")"
 echo "report rows: $(grep -c '^|' "$md"), raw rows: $(wc -l <"$raw")"

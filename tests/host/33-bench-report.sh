@@ -33,16 +33,22 @@ print("interval and verdict rules: ok")
 PY
 
 # A run: steady WRITE at parity (met), READ 20% slower (not met), 1 MiB READ
-# straddling 0.98 (undecided), and the pressure step's correctness goal (one
-# limited ODP run at 50 %).
+# straddling 0.98 (undecided), atomics every 4 KiB at parity (met) and every
+# 1 MiB 10% slower (not met), their values all right, and the pressure step's
+# correctness goal (one limited ODP run at 50 %).
 /usr/bin/python3 - "$d/raw.csv" <<'PY'
 import sys
 rows = []
 for case, f in (("write-4096", lambda i: 1.00 + (i % 5) / 100), ("read-4096", lambda i: 0.80 + (i % 5) / 100),
-                ("read-1048576", lambda i: 0.90 + (i % 20) / 100)):
+                ("read-1048576", lambda i: 0.90 + (i % 20) / 100), ("atomic-4096", lambda i: 1.00 + (i % 5) / 100),
+                ("atomic-1048576", lambda i: 0.90 - (i % 5) / 100)):
+    unit = "us/atomic" if case.startswith("atomic") else "us"
+    t = 20 if case.startswith("atomic") else 1000  # µs per atomic, µs per pass
     for run in range(1, 21):
-        rows.append("steady,%s,pinned,2097152,-,%d,1000,us" % (case, run))
-        rows.append("steady,%s,odp,2097152,-,%d,%.3f,us" % (case, run, 1000 / f(run)))
+        rows.append("steady,%s,pinned,2097152,-,%d,%d,%s" % (case, run, t, unit))
+        rows.append("steady,%s,odp,2097152,-,%d,%.3f,%s" % (case, run, t / f(run), unit))
+    if unit != "us":
+        rows += ["steady,%s-value-error,%s,2097152,-,0,0,words" % (case, m) for m in ("pinned", "odp")]
 rows += ["pressure,exit,odp,32M,limit-50,1,0,status", "pressure,corrupt-cpu,odp,33554432,limit-50,1,0,bytes",
          "pressure,corrupt-rdma,odp,33554432,limit-50,1,0,bytes"]
 open(sys.argv[1], "w").write("\n".join(rows) + "\n")
@@ -71,10 +77,19 @@ grep -F "| RDMA READ | 4 KiB |" <<<"$MD" | grep -qF "**not met**" || fail "idle 
 grep -F "| RDMA READ | 1 MiB |" <<<"$MD" | grep -qF "**undecided** (the interval" ||
 	fail "idle host: a straddling interval is not undecided"
 grep -F "| steady-state ODP/pinned" <<<"$MD" | grep -qF "**not met**" || fail "idle host: the goal is not 'not met'"
+# 20 µs per atomic: 50 k atomics/s
+grep -F "| ATOMIC FETCH_ADD | 8 B every 4 KiB | 50 [50–50] k/s | " <<<"$MD" | grep -qF "**met**" ||
+	fail "idle host: atomics every 4 KiB at parity not met"
+grep -F "| ATOMIC FETCH_ADD | 8 B every 1 MiB |" <<<"$MD" | grep -qF "**not met**" ||
+	fail "idle host: atomics every 1 MiB at 0.88 not 'not met'"
+row_says "idle host: the goal leaves out the atomics" "steady-state ODP/pinned >= 0.98 (odp-bench" "atomic-1048576 0.88"
+row_says "idle host: right atomic values are not met" "steady-state atomics leave every fetched and final value right" \
+	"2 cases, 0 wrong words | **met**"
 has "idle host" "given: the host was idle enough"
 hasnt "idle host" "host too busy for a verdict"
 
 run "busy before the start" 3.0 0.10
+row_says "busy host: the atomics' value check lost its verdict" "steady-state atomics leave every" "**met**"
 row_says "busy host: the timing goal still has a verdict" "steady-state ODP/pinned" "host too busy for a verdict"
 row_says "busy host: the correctness goal lost its verdict" "under pressure ODP completes" "**met**"
 row_says "busy host: a table row still has a verdict" "RDMA WRITE | 4 KiB |" "host too busy for a verdict"
@@ -89,6 +104,19 @@ has "busy during the run" "others used 0.8 CPUs on average during the run"
 run "busy, forced" 3.0 0.10 --force-verdict
 grep -F "| steady-state ODP/pinned" <<<"$MD" | grep -qF "**not met**" || fail "forced: no verdict"
 has "busy, forced" "**forced** although the host was too busy"
+
+# A wrong atomic value (odp-bench counted 3 wrong words in the ODP MR) fails its
+# case and the correctness goal whatever the times, even on a busy host; a
+# case without its value check fails too.
+sed -i 's/^steady,atomic-4096-value-error,odp,\(.*\),0,words$/steady,atomic-4096-value-error,odp,\1,3,words/
+	/^steady,atomic-1048576-value-error,/d' "$d/raw.csv"
+run "wrong atomic values" 3.0 0.10
+row_says "wrong atomic values: the row still has a verdict" "ATOMIC FETCH_ADD | 8 B every 4 KiB |" \
+	"**wrong values**: 3 words"
+row_says "wrong atomic values: a case without its check is not failed" "ATOMIC FETCH_ADD | 8 B every 1 MiB |" \
+	"no value check"
+row_says "wrong atomic values: the goal is met" "steady-state atomics leave every fetched and final value right" \
+	"atomic-4096 3 wrong words; atomic-1048576 no value check | **not met**"
 
 # The registration step (issue 14) and the chunk step on a synthetic run:
 # never-touched memory 4 KiB .. 1 TiB with ODP flat (met), pinned/ODP at 1 GiB
@@ -375,6 +403,7 @@ row_says "perftest: the goal does not say atomics are not measured" "steady-stat
 	"atomics not measured"
 has "ptsides" "### Steady state, ODP on one side only"
 has "ptsides" "8 triples per case"
+has "ptsides: the few-triples sentence counts pairs" "*8 triples per case, fewer than the 20 the method asks for*"
 for prog in ib_write_bw ib_read_bw ib_send_bw; do
 	for side in requester responder; do
 		row_says "ptsides: no met row for $prog $side" "$prog | 64 KiB | $side |" "| 8 | 1 [1–1.01] |"

@@ -56,6 +56,7 @@ struct opts {
 	unsigned int shifts[MAX_SHIFTS];
 	int nchunks;		/* chunk: chunks touched by the sparse pass */
 	bool op_read;		/* pass: RDMA READ instead of WRITE */
+	bool op_atomic;		/* steady: 8-byte ATOMIC FETCH_AND_ADDs instead of WRITE */
 	bool side_local;	/* pass: the measured MR is the local SGE, not the remote one */
 	bool fresh;		/* pass: do not touch the region before the cold pass */
 	bool munmap;		/* inval: munmap instead of MADV_DONTNEED */
@@ -82,6 +83,7 @@ struct rdma {
 	struct lb_pair qps;
 	struct region stage;
 	int depth;
+	int mr_access;		/* added to the access of every MR (--atomic: REMOTE_ATOMIC) */
 };
 
 static const char *mode_name(int m)
@@ -163,10 +165,12 @@ static int access_flags(int mode)
  * one MR for the whole address space, used at r's addresses. */
 static int region_reg(struct rdma *d, struct region *r, int mode)
 {
+	int access = access_flags(mode) | d->mr_access;
+
 	if (mode == MODE_IMPLICIT)
-		r->mr = lb_reg_mr(&d->dev, NULL, SIZE_MAX, access_flags(mode));
+		r->mr = lb_reg_mr(&d->dev, NULL, SIZE_MAX, access);
 	else
-		r->mr = lb_reg_mr(&d->dev, r->addr, r->len, access_flags(mode));
+		r->mr = lb_reg_mr(&d->dev, r->addr, r->len, access);
 	if (!r->mr)
 		return errno ? -errno : -EIO;
 	return 0;
@@ -211,7 +215,8 @@ static int rdma_open(struct rdma *d, const struct opts *o, bool with_qps)
 		.cap = { .max_send_wr = o->depth, .max_recv_wr = 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			  IBV_ACCESS_REMOTE_READ,
+			  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
+		/* READs and atomics in flight, both ways (max_dest_rd_atomic too) */
 		.max_rd_atomic = 16,
 		.hop_limit = 64,
 		/* ~1 s ack timeout: a responder stalled in a swap-in must not exhaust retries. */
@@ -221,6 +226,7 @@ static int rdma_open(struct rdma *d, const struct opts *o, bool with_qps)
 	memset(&d->qps, 0, sizeof(d->qps));
 	memset(&d->stage, 0, sizeof(d->stage));
 	d->depth = o->depth;
+	d->mr_access = o->op_atomic ? IBV_ACCESS_REMOTE_ATOMIC : 0;
 	if (lb_dev_open(&d->dev, o->dev, 1) ||
 	    (with_qps && (lb_dev_gid(&d->dev, o->gid) || lb_pair_create(&d->dev, &d->qps, &pa)))) {
 		fprintf(stderr, "%s\n", d->dev.err);
@@ -244,6 +250,10 @@ static void rdma_close(struct rdma *d)
  * side_local: the region is the local SGE and staging the remote buffer.
  * fill_gen >= 0: before a WRITE, the slot gets the pattern of its region
  * offset; check_gen >= 0: after a READ, the slot is compared with it.
+ * atomic: instead, an 8-byte ATOMIC FETCH_AND_ADD of 1 at every chunk of the
+ * region (the remote MR), sweeps times over; the word at offset off must
+ * fetch off + base + the sweep's index (atomic_words_init() gave it off,
+ * base is the visits it had before): a wrong one is counted in corrupt.
  */
 struct xfer {
 	struct region *reg;
@@ -252,46 +262,60 @@ struct xfer {
 	uint64_t stride;	/* a message every stride bytes (0: chunk, back to back) */
 	bool read;
 	bool side_local;
+	bool atomic;
+	uint64_t sweeps;	/* atomic: passes over the words */
+	uint64_t base;		/* atomic: visits of every word before this call */
 	int64_t fill_gen;
 	int64_t check_gen;
-	uint64_t corrupt;	/* out */
+	uint64_t corrupt;	/* out: bytes (READ) or words (atomic) wrong */
 };
 
 static int xfer_pass(struct rdma *d, struct xfer *x)
 {
-	uint64_t slot_off[MAX_DEPTH];
+	uint64_t slot_off[MAX_DEPTH], slot_sweep[MAX_DEPTH];
 	bool busy[MAX_DEPTH] = { false };
 	struct ibv_wc wc[16];
 	uint64_t next = 0, len = x->reg->len;
+	/* atomic: next runs sweeps times over the chunks (span bytes) */
+	uint64_t span = x->atomic ? atomic_words(len, x->chunk) * x->chunk : len;
+	uint64_t end = x->atomic ? span * x->sweeps : len;
 	int inflight = 0, n, i, s;
 
-	while (next < len || inflight) {
-		while (next < len && inflight < d->depth) {
+	while (next < end || inflight) {
+		while (next < end && inflight < d->depth) {
 			struct ibv_send_wr wr, *bad;
 			struct ibv_sge sge;
-			uint64_t c = len - next < x->chunk ? len - next : x->chunk;
+			uint64_t off = next % span;
+			uint64_t c = x->atomic ? 8 : len - off < x->chunk ? len - off : x->chunk;
 
 			for (s = 0; busy[s]; s++)
 				;
 			char *slot = x->stage->addr + (uint64_t)s * x->chunk;
 
 			if (!x->read && x->fill_gen >= 0 && !x->side_local)
-				pattern_fill(slot, next, c, (uint64_t)x->fill_gen);
+				pattern_fill(slot, off, c, (uint64_t)x->fill_gen);
 			memset(&wr, 0, sizeof(wr));
 			wr.wr_id = s;
-			wr.opcode = x->read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE;
+			wr.opcode = x->atomic ? IBV_WR_ATOMIC_FETCH_AND_ADD :
+				    x->read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE;
 			wr.send_flags = IBV_SEND_SIGNALED;
 			wr.sg_list = &sge;
 			wr.num_sge = 1;
 			if (x->side_local) {
-				sge.addr = (uintptr_t)(x->reg->addr + next);
+				sge.addr = (uintptr_t)(x->reg->addr + off);
 				sge.lkey = x->reg->mr->lkey;
 				wr.wr.rdma.remote_addr = (uintptr_t)slot;
 				wr.wr.rdma.rkey = x->stage->mr->rkey;
+			} else if (x->atomic) {
+				sge.addr = (uintptr_t)slot;
+				sge.lkey = x->stage->mr->lkey;
+				wr.wr.atomic.remote_addr = (uintptr_t)(x->reg->addr + off);
+				wr.wr.atomic.rkey = x->reg->mr->rkey;
+				wr.wr.atomic.compare_add = 1;
 			} else {
 				sge.addr = (uintptr_t)slot;
 				sge.lkey = x->stage->mr->lkey;
-				wr.wr.rdma.remote_addr = (uintptr_t)(x->reg->addr + next);
+				wr.wr.rdma.remote_addr = (uintptr_t)(x->reg->addr + off);
 				wr.wr.rdma.rkey = x->reg->mr->rkey;
 			}
 			sge.length = c;
@@ -300,8 +324,9 @@ static int xfer_pass(struct rdma *d, struct xfer *x)
 				return -1;
 			}
 			busy[s] = true;
-			slot_off[s] = next;
-			next += x->stride ? x->stride : c;
+			slot_off[s] = off;
+			slot_sweep[s] = next / span;
+			next += x->atomic ? x->chunk : x->stride ? x->stride : c;
 			inflight++;
 		}
 		n = ibv_poll_cq(d->qps.a.cq, 16, wc);
@@ -322,6 +347,14 @@ static int xfer_pass(struct rdma *d, struct xfer *x)
 			}
 			uint64_t c = len - slot_off[s] < x->chunk ? len - slot_off[s] : x->chunk;
 
+			if (x->atomic) {
+				uint64_t got, want = slot_off[s] + x->base + slot_sweep[s];
+
+				memcpy(&got, x->stage->addr + (uint64_t)s * x->chunk, 8);
+				if (got != want && !x->corrupt++)
+					fprintf(stderr, "atomic at region offset %" PRIu64 " fetched %"
+						PRIu64 ", not %" PRIu64 "\n", slot_off[s], got, want);
+			}
 			if (x->read && x->check_gen >= 0 && !x->side_local)
 				x->corrupt += pattern_corrupt_bytes(x->stage->addr +
 								    (uint64_t)s * x->chunk,
@@ -1028,28 +1061,53 @@ static int cmd_prefetch(const struct opts *o)
 	return 0;
 }
 
+/* steady --atomic: the fewest atomics of a timed pass */
+#define ATOMIC_MIN 512
+
+/* How many words of r do not hold their offset + adds (util.h), said on stderr. */
+static uint64_t region_atomic_wrong(const struct region *r, uint64_t chunk, uint64_t adds)
+{
+	uint64_t first = 0, v, bad = atomic_words_wrong(r->addr, r->len, chunk, adds, &first);
+
+	if (bad) {
+		memcpy(&v, r->addr + first, 8);
+		fprintf(stderr, "%" PRIu64 " wrong words; the word at offset %" PRIu64 " holds %"
+			PRIu64 ", not %" PRIu64 "\n", bad, first, v, first + adds);
+	}
+	return bad;
+}
+
 /*
  * Steady state: a pinned and an ODP MR of the same size, both fully mapped,
  * passed over alternately --reps times, so that both see the same load of
  * the (shared, emulated) machine; the report takes the per-pair ratio.
+ * --atomic: a pass is ATOMIC_MIN or more fetch-and-adds instead, and every
+ * fetched value and at the end every word of both MRs is checked.
  */
 static int cmd_steady(const struct opts *o)
 {
 	struct rdma d;
 	struct region r[2];
 	char kase[64];
-	uint64_t size = o->sizes[0];
-	int rep, k, i;
+	uint64_t size = o->sizes[0], words = atomic_words(size, o->chunk), sweeps = 1;
+	uint64_t wrong[2] = { 0, 0 };
+	int rep, k, i, rc = 0;
 
 	if (rdma_open(&d, o, true))
 		return 2;
-	snprintf(kase, sizeof(kase), "%s-%" PRIu64, o->op_read ? "read" : "write", o->chunk);
+	/* --atomic: sweeps enough for ATOMIC_MIN atomics a pass */
+	if (o->op_atomic)
+		sweeps = atomic_sweeps(size, o->chunk, ATOMIC_MIN);
+	snprintf(kase, sizeof(kase), "%s-%" PRIu64,
+		 o->op_atomic ? "atomic" : o->op_read ? "read" : "write", o->chunk);
 	for (i = 0; i < 2; i++) {
 		int m = pair_mode(o, !i), e;
 
 		if (region_map(&r[i], size, o->thp))
 			return 2;
 		region_touch(&r[i]);
+		if (o->op_atomic)
+			atomic_words_init(r[i].addr, size, o->chunk);
 		e = region_reg(&d, &r[i], m);
 		if (e) {
 			row("steady", "reg-error", mode_name(m), size, o, 0, -e, "errno");
@@ -1062,6 +1120,8 @@ static int cmd_steady(const struct opts *o)
 			struct xfer x = {
 				.reg = &r[which], .stage = &d.stage, .chunk = o->chunk,
 				.read = o->op_read, .side_local = o->side_local,
+				.atomic = o->op_atomic, .sweeps = sweeps,
+				.base = (uint64_t)rep * sweeps,
 				.fill_gen = -1, .check_gen = -1,
 			};
 			double t0 = tool_now_us(), t1;
@@ -1072,16 +1132,38 @@ static int cmd_steady(const struct opts *o)
 				return 2;
 			}
 			t1 = tool_now_us();
+			wrong[which] += x.corrupt;
 			/* rep 0 maps every page of the ODP MR: not steady state */
-			if (rep)
-				row("steady", kase, mode_name(pair_mode(o, !which)), size,
-				    o, rep, t1 - t0, "us");
+			if (!rep)
+				continue;
+			if (o->op_atomic)
+				row("steady", kase, mode_name(pair_mode(o, !which)), size, o, rep,
+				    (t1 - t0) / (double)(words * sweeps), "us/atomic");
+			else
+				row("steady", kase, mode_name(pair_mode(o, !which)), size, o, rep,
+				    t1 - t0, "us");
 		}
 	}
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 2; i++) {
+		if (o->op_atomic) {
+			char name[80];
+
+			/* every pass added 1 to every word sweeps times */
+			wrong[i] += region_atomic_wrong(&r[i], o->chunk,
+							(uint64_t)(o->reps + 1) * sweeps);
+			snprintf(name, sizeof(name), "%s-value-error", kase);
+			row("steady", name, mode_name(pair_mode(o, !i)), size, o, 0,
+			    (double)wrong[i], "words");
+			if (wrong[i]) {
+				fprintf(stderr, "steady --atomic: %" PRIu64 " wrong words in the %s MR\n",
+					wrong[i], mode_name(pair_mode(o, !i)));
+				rc = 1;
+			}
+		}
 		region_free(&r[i]);
+	}
 	rdma_close(&d);
-	return 0;
+	return rc;
 }
 
 /*
@@ -1282,7 +1364,9 @@ static void usage(FILE *f)
 "            WRITE (or --read) over all of it in --chunk messages: the first pass\n"
 "            on an ODP MR faults every page (cold), the next ones do not (warm)\n"
 "  steady    a pinned and an ODP MR of --size, both fully mapped, passed over\n"
-"            alternately (--reps pairs, RDMA WRITE or --read in --chunk messages)\n"
+"            alternately (--reps pairs, RDMA WRITE or --read in --chunk messages,\n"
+"            or --atomic); the first pair (run 0, which maps the ODP MR) is\n"
+"            not reported\n"
 "  inval     time MADV_DONTNEED (or --munmap) of a resident region of --size\n"
 "            with no MR vs with an ODP MR whose pages are all mapped\n"
 "  pressure  fill a region of --size with a pattern, register it (--mode pinned\n"
@@ -1305,11 +1389,21 @@ static void usage(FILE *f)
 "  --big-reps N      reg: repetitions for sizes >= 256 MiB (default = --reps)\n"
 "  --sizes LIST      reg: comma-separated sizes, e.g. 4K,1M,1G (suffix K/M/G)\n"
 "  --size S          pass/inval/pressure: region size (default 16M)\n"
-"  --chunk S         message size of a pass (default 1M)\n"
+"  --chunk S         message size of a pass (default 1M); steady --atomic:\n"
+"                    the distance between the atomics' words\n"
 "  --depth N         messages in flight (default 8, max %d)\n"
 "  --passes N        pass: passes per registration (default 2: cold, warm);\n"
 "                    pressure: write+read passes (default 2)\n"
-"  --read            pass: RDMA READ instead of RDMA WRITE\n"
+"  --read            pass, steady: RDMA READ instead of RDMA WRITE\n"
+"  --atomic          steady: 8-byte ATOMIC FETCH_AND_ADDs (add 1) instead of\n"
+"                    RDMA WRITE, one at every --chunk of the MR (the remote\n"
+"                    target; --depth in flight).  A pass sweeps the MR as often\n"
+"                    as it takes to post at least %d atomics (2M at 1M: 256\n"
+"                    sweeps of 2); case atomic-CHUNK, value = pass time per\n"
+"                    atomic (unit us/atomic).  Every fetched value and, at the\n"
+"                    end, every word of both MRs is checked: case\n"
+"                    atomic-CHUNK-value-error counts the wrong words per MR\n"
+"                    (0: all right; else exit 1).  Not with --read or --local\n"
 "  --local           pass: the measured MR is the local buffer of the QP, not\n"
 "                    the remote target (the requester faults instead of the\n"
 "                    responder)\n"
@@ -1325,7 +1419,7 @@ static void usage(FILE *f)
 "  --munmap          inval: munmap instead of MADV_DONTNEED\n"
 "  --thp on|off      transparent huge pages for the region (default: system's)\n"
 "  --tag STR         value of the tag column (e.g. a parameter being swept)\n"
-"  -h, --help        this text\n", TOUCH_MAX, MAX_DEPTH);
+"  -h, --help        this text\n", TOUCH_MAX, MAX_DEPTH, ATOMIC_MIN);
 }
 
 /*
@@ -1346,6 +1440,7 @@ static const char *parse_opts(int argc, char **argv, struct opts *o)
 		{ "depth", required_argument, NULL, 'q' },
 		{ "passes", required_argument, NULL, 'p' },
 		{ "read", no_argument, NULL, 'x' },
+		{ "atomic", no_argument, NULL, 'A' },
 		{ "local", no_argument, NULL, 'l' },
 		{ "fresh", no_argument, NULL, 'f' },
 		{ "prefetch", required_argument, NULL, 'P' },
@@ -1463,6 +1558,7 @@ static const char *parse_opts(int argc, char **argv, struct opts *o)
 			o->passes = (int)v;
 			break;
 		case 'x': o->op_read = true; break;
+		case 'A': o->op_atomic = true; break;
 		case 'l': o->side_local = true; break;
 		case 'f': o->fresh = true; break;
 		case 'P':
@@ -1497,6 +1593,17 @@ static const char *parse_opts(int argc, char **argv, struct opts *o)
 			goto bad;
 		o->pinned = false;
 		o->odp = o->implicit = true;
+	}
+	if (o->op_atomic) {
+		if (strcmp(cmd, "steady") || o->op_read || o->side_local) {
+			fprintf(stderr, "odp-bench: --atomic is for steady only, without --read "
+				"or --local (the MR is the atomics' remote target)\n");
+			return NULL;
+		}
+		if (o->sizes[0] % 8) {
+			fprintf(stderr, "odp-bench steady --atomic: --size must be a multiple of 8\n");
+			return NULL;
+		}
 	}
 	if (!strcmp(cmd, "pressure")) {
 		if (o->pinned && o->odp) {

@@ -52,6 +52,47 @@ static inline uint64_t pattern_corrupt_bytes(const void *buf, uint64_t off, size
 	return bad;
 }
 
+/*
+ * steady --atomic: the targets are the 8-byte words at every stride bytes of
+ * a buffer of len bytes (len and stride multiples of 8).  Each word starts
+ * at its own offset, so an add that lands on the wrong word is seen; after
+ * adds fetch-and-adds of 1 on every word it holds offset + adds.
+ */
+static inline uint64_t atomic_words(uint64_t len, uint64_t stride)
+{
+	return (len + stride - 1) / stride;
+}
+
+/* Sweeps over the words that make at least min atomics. */
+static inline uint64_t atomic_sweeps(uint64_t len, uint64_t stride, uint64_t min)
+{
+	uint64_t n = atomic_words(len, stride);
+
+	return n >= min ? 1 : (min + n - 1) / n;
+}
+
+static inline void atomic_words_init(void *buf, uint64_t len, uint64_t stride)
+{
+	uint64_t off;
+
+	for (off = 0; off < len; off += stride)
+		memcpy((char *)buf + off, &off, 8);
+}
+
+/* Words that do not hold offset + adds; *first gets the offset of the first. */
+static inline uint64_t atomic_words_wrong(const void *buf, uint64_t len, uint64_t stride,
+					  uint64_t adds, uint64_t *first)
+{
+	uint64_t off, v, bad = 0;
+
+	for (off = 0; off < len; off += stride) {
+		memcpy(&v, (const char *)buf + off, 8);
+		if (v != off + adds && !bad++)
+			*first = off;
+	}
+	return bad;
+}
+
 /* Prefetch kinds of "pass --prefetch" (odp_bench.c). */
 enum prefetch_kind { PF_NONE, PF_SYNC, PF_ASYNC, PF_KINDS };
 
