@@ -24,7 +24,7 @@
 #   verbs-fuzz --regress, then the fixed seeds 0x5eed0001 and 0x5eed0002 for
 #     VERBS_FUZZ_TIME/2 (15) s each (tests/lib/verbs-fuzz.sh, as guest/50);
 #   roce-fuzz --regress all, then seed 1 for ROCE_FUZZ_SECS (10) s;
-#   odp-bench caps/reg/pass/inval/mem, fault-cost, aging-probe, young-scale
+#   odp-bench caps/reg/pass/steady --atomic/inval/mem, fault-cost, aging-probe, young-scale
 #     at bench/guest.sh --smoke's sizes or smaller, tcg-probe, and
 #     advise-check through the ASan build of librxe-odp-advise.so;
 #   reclaim-verify: every reclaim kind but compact and thp on ODP MRs (6 s), then --implicit
@@ -120,6 +120,7 @@ step "roce-fuzz seed 1" "$SAN/roce-fuzz" --seed 1 --time "${ROCE_FUZZ_SECS:-10}"
 step "odp-bench caps" "$SAN/odp-bench" caps
 step "odp-bench reg" "$SAN/odp-bench" reg --sizes 4K,1M --reps 1 --touch 4
 step "odp-bench pass" "$SAN/odp-bench" pass --size 1M --chunk 256K --reps 1 --prefetch none,sync,async
+step "odp-bench steady --atomic" "$SAN/odp-bench" steady --atomic --size 256K --chunk 64K --reps 2
 step "odp-bench inval" "$SAN/odp-bench" inval --size 2M --reps 1
 step "odp-bench mem" "$SAN/odp-bench" mem --size 1M --reps 1 --mode odp,implicit
 step "fault-cost" "$SAN/fault-cost" --size 1M --pairs 1 --ahead 32
