@@ -11,9 +11,10 @@
 # issue 15: every ODP-vs-pinned figure is the median of >= 20 interleaved
 # pairs with its 95 % interval; the steps whose runs are long get fewer, so
 # that the whole bench stays near an hour and a half under TCG):
-# BENCH_PT_RUNS (perftest, default 10: a pair of the 11 cases is 22 runs of
-# about 5 s, so 20 pairs would take about 37 min alone; also the triples per
-# case of ptsides, 3 cases of 3 runs: 10 triples about 8 min), BENCH_STEADY_REPS (20),
+# BENCH_PT_RUNS (perftest, default 20, the method's minimum: a pair of the 11
+# cases is 22 runs of about 4 s, so 20 pairs take about 30 min; also the
+# triples per case of ptsides, 3 cases of 3 runs: 20 triples about 13 min;
+# set 10 for a quicker, less certain run), BENCH_STEADY_REPS (20),
 # BENCH_REG_REPS (20; BENCH_REG_BIG from 256 MiB, 6), BENCH_REG_FRESH_REPS
 # (20: never-touched memory, 4 KiB .. 1 TiB), BENCH_REG_MEM_REPS (6),
 # BENCH_REG_IMPL_REPS (20: implicit vs explicit ODP), BENCH_CHUNK_REPS (12),
@@ -83,7 +84,7 @@ if [ "$SMOKE" = 1 ]; then
 	AGING_SIZE=4 AGING_RUNS=1 AGING_ROUNDS=2 AGING_SWEEPS=2
 	YOUNG_NS="0 1 10" YOUNG_LAYOUTS="outside inside+hot" YOUNG_DATA=16 YOUNG_REPS=1 YOUNG_INVAL=1
 else
-	PT_RUNS=${BENCH_PT_RUNS:-10} PT_MODE=duration PT_DUR=${BENCH_PT_DUR:-2}
+	PT_RUNS=${BENCH_PT_RUNS:-20} PT_MODE=duration PT_DUR=${BENCH_PT_DUR:-2}
 	STEADY_SIZE=2M STEADY_REPS=${BENCH_STEADY_REPS:-20} STEADY_CHUNKS="4K 64K 1M"
 	REG_SIZES=4K,64K,1M,16M,256M,1G,4G REG_REPS=${BENCH_REG_REPS:-20} REG_BIG=${BENCH_REG_BIG:-6}
 	REG_FRESH_SIZES=4K,64K,1M,16M,256M,1G,16G,256G,1T REG_FRESH_REPS=${BENCH_REG_FRESH_REPS:-20}

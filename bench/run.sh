@@ -14,8 +14,8 @@
 # 50 % and 25 % of its working set, each in pairs with an unlimited ODP run
 # (throughput ratio, swap-ins/outs per run, corrupt bytes), and pinned once
 # per limit (OOM-killed as root, refused under RLIMIT_MEMLOCK).  Takes about
-# 63 minutes in the guest on an idle host (perftest about 18 of them, at 10
-# pairs; ptsides, ODP on one side only, about 8, at 10 triples; pressure
+# 80 minutes in the guest on an idle host (perftest about 30 of them, at 20
+# pairs; ptsides, ODP on one side only, about 13, at 20 triples; pressure
 # about 6, at 6 pairs per limit), then about 30 for the pair
 # step (estimates from per-unit costs of earlier runs: the progress lines
 # print them).  Progress: "step i of n: NAME, elapsed T, about
