@@ -10,7 +10,8 @@
 #           the faults run in the rxe_wq worker)
 #   steady  alternating passes over a warm pinned and a warm ODP MR (system-wide)
 #   inval   MADV_DONTNEED of 4 KiB pages, with and without an ODP MR
-#   perftest  ib_send_bw 64 KiB and ib_write_bw 4 KiB, pinned then --odp
+#   perftest  ib_send_bw 64 KiB and ib_write_bw 4 KiB (or PROFILE_PT_RUNS="PROG
+#           SIZE ITERATIONS,..."), pinned then --odp
 #           (system-wide, both sides in this guest); DIR/perftest-share.txt
 #           gives, per run, the share of all samples in ODP's own code (see
 #           ODP_SYMS) and in the copy of either kind of MR: issue 15's
@@ -75,6 +76,8 @@ share() {
 }
 PKTS=/sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts
 FC_PAIRS=${FC_PAIRS:-6} FC_HZ=999
+# perftest case: "PROG SIZE ITERATIONS", comma-separated
+PROFILE_PT_RUNS=${PROFILE_PT_RUNS:-ib_send_bw 65536 3000,ib_write_bw 4096 6000}
 
 for c in $CASES; do
 	case $c in
@@ -88,7 +91,8 @@ for c in $CASES; do
 		>"$OUT/inval.csv" && rep inval ;;
 	perftest)
 		: >"$OUT/perftest-share.txt"
-		for run in "ib_send_bw 65536 3000" "ib_write_bw 4096 6000"; do
+		IFS=, read -ra runs <<<"$PROFILE_PT_RUNS"
+		for run in "${runs[@]}"; do
 			# shellcheck disable=SC2086 # prog size iterations
 			set -- $run
 			for mode in pinned odp; do
