@@ -75,7 +75,7 @@ share() {
 	echo "  the workers' hottest symbols (samples, share of the workers'):" && head -12 "$OUT/$1-worker.txt"
 }
 PKTS=/sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts
-FC_PAIRS=${FC_PAIRS:-6} FC_HZ=999
+FC_PAIRS=${FC_PAIRS:-6} FC_HZ=999 FC_MIB=64
 # perftest case: "PROG SIZE ITERATIONS", comma-separated
 PROFILE_PT_RUNS=${PROFILE_PT_RUNS:-ib_send_bw 65536 3000,ib_write_bw 4096 6000}
 
@@ -121,11 +121,11 @@ for c in $CASES; do
 		fi
 		for k in $kinds; do
 			tag=faultcost-$k
-			perf record -q -F "$FC_HZ" -a -g -o "$DATA/$tag.data" -- fault-cost --size 64M \
+			perf record -q -F "$FC_HZ" -a -g -o "$DATA/$tag.data" -- fault-cost --size "${FC_MIB}M" \
 				--pairs "$FC_PAIRS" --ahead 128 --kinds "$k" >"$OUT/$tag.csv" || echo "$tag: fault-cost failed"
 			rep "$tag"
 			perf script -i "$DATA/$tag.data" --kallsyms "$DATA/kallsyms" -F comm,ip,sym 2>/dev/null |
-				python3 "$TOP/bench/fault-split.py" --pages $((FC_PAIRS * 64 * 256)) --hz "$FC_HZ" |
+				python3 "$TOP/bench/fault-split.py" --pages $((FC_PAIRS * FC_MIB * 256)) --hz "$FC_HZ" |
 				tee "$OUT/$tag-split.txt"
 		done ;;
 	*) echo "profile.sh: unknown case $c" >&2; exit 2 ;;

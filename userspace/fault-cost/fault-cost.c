@@ -39,7 +39,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -313,7 +312,8 @@ static int write_pass(struct ctx *x)
 		 * that faults shares the vCPUs with this loop, and a poller
 		 * waking every 100 us ran inside the timed fault service
 		 * (at the fault path's preemption points) and made it look
-		 * 1.3-1.8x the kernel's populate on a loaded host.
+		 * 1.7-2.3x the kernel's populate on a loaded host, 1.1-1.2x
+		 * on an idle one.
 		 */
 		n = lb_cq_poll_wait(x->chan, x->qp.a.cq, DEPTH, wc, WAIT_MS);
 		if (n < 0) {
