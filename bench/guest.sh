@@ -180,6 +180,9 @@ log "ODP: $ODP ($(tr '\n' ' ' <<<"$caps"))"
 # listening before the client starts, timeouts, full logs on failure).
 # shellcheck source=../tests/lib/perftest.sh
 source "$TOP/tests/lib/perftest.sh"
+# zram_swap
+# shellcheck source=../tests/lib/swap.sh
+source "$TOP/tests/lib/swap.sh"
 
 # One perftest run of SECTION (a row of raw.csv): PROG at SIZE, MODE pinned,
 # odp (--odp on both sides), odp-req (--odp on the client, the requester, only)
@@ -532,11 +535,8 @@ trouble_guard_end() { # logfile filter
 
 # zram swap of $ZRAM, once per boot (the pressure and aging steps share it).
 setup_swap() {
-	[ -n "$(swapon --noheadings --show=NAME)" ] && return 0
-	modprobe zram || return 1
 	local dev
-	dev=$(zramctl --find --size "$ZRAM" --algorithm lz4) || return 1
-	mkswap "$dev" >/dev/null && swapon "$dev" || return 1
+	dev=$(zram_swap "$ZRAM") || return 1
 	meta zram "$dev $ZRAM lz4"
 }
 setup_cgroup() { # dir: a memory cgroup

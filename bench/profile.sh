@@ -112,9 +112,8 @@ for c in $CASES; do
 		done ;;
 	faultcost)
 		kinds=zero
-		if [ -n "$(swapon --noheadings --show=NAME)" ] ||
-			{ modprobe zram && z=$(zramctl --find --size 256M --algorithm lz4) &&
-				mkswap "$z" >/dev/null && swapon "$z"; }; then
+		# shellcheck source=../tests/lib/swap.sh
+		if source "$TOP/tests/lib/swap.sh" && zram_swap 256M >/dev/null; then
 			kinds="zero swap"
 		else
 			echo "faultcost: no zram swap, zero-fill only"

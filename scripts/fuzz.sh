@@ -86,8 +86,7 @@ mkdir -p "$CORPUS" "$LOGS" "$OUT/corpus"
 
 # Before every fuzzer, in the guest: hugepages (ODP + HUGETLB MRs), zram
 # swap (MADV_PAGEOUT has somewhere to write pages to).
-guest_prep='echo 16 >/proc/sys/vm/nr_hugepages; modprobe zram num_devices=1 &&
-d=$(zramctl --find --size 256M) && mkswap $d >/dev/null && swapon $d'
+guest_prep='echo 16 >/proc/sys/vm/nr_hugepages; source "$TOP/tests/lib/swap.sh" && zram_swap 256M'
 
 # vm_run LOG CMD: CMD in a guest (rxe0 up, our module); the console (with
 # CMD's output) goes to LOG, and its progress and finding lines are shown as

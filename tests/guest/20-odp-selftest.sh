@@ -17,9 +17,7 @@ source "$TOP/tests/lib/guest.sh"
 source "$TOP/tests/lib/odp-selftest.sh"
 
 command -v odp-selftest >/dev/null || fail "odp-selftest not built (make)"
-modprobe zram num_devices=1 || fail "modprobe zram"
-dev=$(zramctl --find --size 256M) || fail "zramctl"
-mkswap "$dev" >/dev/null && swapon "$dev" || fail "swap on $dev"
+dev=$(zram_swap 256M) || fail "no zram swap"
 echo 64 >/proc/sys/vm/nr_hugepages
 echo "swap: $dev ($(awk '/SwapTotal/ { print $2 }' /proc/meminfo) kB); hugepages: $(cat /proc/sys/vm/nr_hugepages)"
 

@@ -78,9 +78,7 @@ step() {
 	echo "== $what: ok, $((SECONDS - t)) s"
 }
 
-modprobe zram num_devices=1 || fail "modprobe zram"
-zdev=$(zramctl --find --size 512M) || fail "zramctl"
-mkswap "$zdev" >/dev/null && swapon "$zdev" || fail "swap on $zdev"
+zdev=$(zram_swap 512M) || fail "no zram swap"
 echo 64 >/proc/sys/vm/nr_hugepages
 grep -qw memory /sys/fs/cgroup/cgroup.controllers || fail "no cgroup v2 memory controller"
 echo "+memory" >/sys/fs/cgroup/cgroup.subtree_control || fail "cannot enable the memory controller"

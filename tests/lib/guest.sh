@@ -7,6 +7,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # wait_listen, perftest and its server/client halves
 # shellcheck source=perftest.sh
 source "$(dirname "${BASH_SOURCE[0]}")/perftest.sh"
+# zram_swap
+# shellcheck source=swap.sh
+source "$(dirname "${BASH_SOURCE[0]}")/swap.sh"
 
 # veth_rxe N LOCAL PEER: rxe device Nrxe on veth N0 (LOCAL/24), whose other
 # end N1 (PEER/24) sits in the network namespace Npeer where no RDMA runs:

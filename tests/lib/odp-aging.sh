@@ -12,16 +12,13 @@ aging_setup() {
 	rdma statistic show link rxe0/1 | grep -q 'odp_young_answers' ||
 		fail "rdma statistic show does not list odp_young_answers"
 
-	modprobe zram num_devices=1 2>/dev/null || skip "zram module not available"
-	zdev=$(zramctl --find --size 512M --algorithm lz4) || skip "cannot set up a zram device"
-	mkswap "$zdev" >/dev/null || fail "mkswap $zdev"
-	swapon "$zdev" || fail "swapon $zdev"
+	zdev=$(zram_swap 512M) || fail "no zram swap"
 
 	cg=/sys/fs/cgroup/odp-aging
 	grep -qw memory /sys/fs/cgroup/cgroup.controllers || skip "cgroup v2 memory controller missing"
 	echo "+memory" >/sys/fs/cgroup/cgroup.subtree_control || fail "cannot enable the memory controller"
 	mkdir -p "$cg" || fail "mkdir $cg"
-	echo "swap: $zdev 512M (lz4); MGLRU: $(cat /sys/kernel/mm/lru_gen/enabled)"
+	echo "swap: $zdev; MGLRU: $(cat /sys/kernel/mm/lru_gen/enabled)"
 }
 
 # aging_run_and_check: run the probe (aging off, then on) and assert

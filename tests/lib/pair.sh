@@ -23,6 +23,9 @@
 PAIR_PORT=${PAIR_PORT:-7471}
 PAIR_DIR=${PAIR_DIR:-/run/pair}
 PAIR_WAIT=${PAIR_WAIT:-300}
+# zram_swap
+# shellcheck source=swap.sh
+source "$(dirname "${BASH_SOURCE[0]}")/swap.sh"
 
 # pair_signal NAME [SECS]: deliver NAME to the peer's listener; retried until
 # it answers (it may not run yet) for SECS (default PAIR_WAIT).
@@ -274,13 +277,7 @@ pair_hw() {
 
 # pair_swap: zram swap (1 GiB) for the ODP side of reclaim-verify, so that
 # pageout and a cgroup limit have somewhere to put pages.
-pair_swap() {
-	local dev
-	grep -q zram /proc/swaps && return 0
-	modprobe zram || return 1
-	dev=$(zramctl --find --size 1G) || return 1
-	mkswap "$dev" >/dev/null && swapon "$dev"
-}
+pair_swap() { zram_swap 1G >/dev/null; }
 
 # pair_rv_ok LABEL: the assertions on this side's report of every
 # reclaim-verify run across the link that must keep all data: the tool's

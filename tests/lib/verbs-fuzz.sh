@@ -14,14 +14,8 @@ vf_why() { awk -F' [|] ' -v k="$1" '$1 == k { print $2 }' "$VF_PENDING"; }
 # vf_setup: 2 MiB hugepages (ODP + IBV_ACCESS_HUGETLB on hugetlbfs) and zram
 # swap (MADV_PAGEOUT writes pages out only with swap)
 vf_setup() {
-	local dev
 	echo 16 >/proc/sys/vm/nr_hugepages
-	if modprobe zram num_devices=1 && dev=$(zramctl --find --size 256M) &&
-		mkswap "$dev" >/dev/null && swapon "$dev"; then
-		:
-	else
-		echo "no zram swap: MADV_PAGEOUT will not write pages out"
-	fi
+	zram_swap 256M >/dev/null || echo "no zram swap: MADV_PAGEOUT will not write pages out"
 	echo "hugepages: $(cat /proc/sys/vm/nr_hugepages)"
 }
 
