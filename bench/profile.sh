@@ -24,8 +24,19 @@
 #           category (zeroing, allocation, walks, locks, ...) in us per page,
 #           driver minus kernel: DIR/faultcost-<kind>-split.txt.  Issue 15
 #           item 3: what the driver's fault costs beyond the kernel's own.
+#   sched   no perf record: perftest pairs (pinned and --odp back to back,
+#           which goes first alternating; PROFILE_SCHED_RUNS="PROG SIZE,...",
+#           PROFILE_SCHED_PAIRS, -D PROFILE_SCHED_DUR s as in the bench), the
+#           guest-wide counters sampled every 0.1 s during each run
+#           (DIR/sched/*.txt); bench/sched-sum.py takes, over the run's data
+#           phase only (the samples between which packets flowed), where the
+#           two vCPUs went per packet: user, system, softirq and idle time,
+#           run-queue waits, context switches; and compares the modes pair
+#           by pair (DIR/sched.csv, DIR/sched.txt).  What a gap that no
+#           profile of the workers shows is made of: work, waiting, or the
+#           scheduler.
 set -uo pipefail
-OUT=${1:?usage: bench/profile.sh OUTDIR [reg|cold|steady|inval|perftest|faultcost ...]}
+OUT=${1:?usage: bench/profile.sh OUTDIR [reg|cold|steady|inval|perftest|faultcost|sched ...]}
 shift
 CASES=${*:-reg cold steady inval}
 export TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -78,6 +89,10 @@ PKTS=/sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts
 FC_PAIRS=${FC_PAIRS:-6} FC_HZ=999 FC_MIB=64
 # perftest case: "PROG SIZE ITERATIONS", comma-separated
 PROFILE_PT_RUNS=${PROFILE_PT_RUNS:-ib_send_bw 65536 3000,ib_write_bw 4096 6000}
+# sched case: "PROG SIZE", comma-separated (default: the idle bench's two
+# not-met cases, bench/results/2026-12-05-d0f061c-issue15.md)
+PROFILE_SCHED_RUNS=${PROFILE_SCHED_RUNS:-ib_write_bw 1048576,ib_read_bw 4096}
+PROFILE_SCHED_PAIRS=${PROFILE_SCHED_PAIRS:-20} PROFILE_SCHED_DUR=${PROFILE_SCHED_DUR:-2}
 
 for c in $CASES; do
 	case $c in
@@ -127,6 +142,44 @@ for c in $CASES; do
 				python3 "$TOP/bench/fault-split.py" --pages $((FC_PAIRS * FC_MIB * 256)) --hz "$FC_HZ" |
 				tee "$OUT/$tag-split.txt"
 		done ;;
+	sched)
+		# shellcheck source=../tests/lib/perftest.sh
+		source "$TOP/tests/lib/perftest.sh"
+		sysctl -qw kernel.sched_schedstats=1
+		mkdir -p "$OUT/sched"
+		echo "case,mode,pair,bw_gbps,samples" >"$OUT/sched.csv"
+		IFS=, read -ra runs <<<"$PROFILE_SCHED_RUNS"
+		for pair in $(seq "$PROFILE_SCHED_PAIRS"); do
+			for run in "${runs[@]}"; do
+				# shellcheck disable=SC2086 # prog size
+				set -- $run
+				order="pinned odp"
+				[ $((pair % 2)) = 0 ] && order="odp pinned"
+				for mode in $order; do
+					tag=$1-$2-$mode-$pair
+					args=(-s "$2" -D "$PROFILE_SCHED_DUR" --report_gbits)
+					[ "$mode" = odp ] && args+=(--odp)
+					# on the guest's tmpfs: a write through 9p per sample costs
+					python3 "$TOP/bench/sched-sum.py" --sample "$DATA/$tag.txt" "$(dirname "$PKTS")" &
+					spid=$!
+					# shellcheck disable=SC2016 # expanded by that bash
+					bash -c 'source "$TOP/tests/lib/guest.sh"; PT_LOG=$0 PT_QUIET=1 perftest "$@"' \
+						"$DATA/$tag" "$1" "${args[@]}" >"$DATA/$tag.out" 2>&1
+					rc=$?
+					kill "$spid"
+					wait "$spid" 2>/dev/null
+					cp "$DATA/$tag.txt" "$OUT/sched/"
+					bw=NaN
+					if [ "$rc" = 0 ] && perftest_clock_ok "$DATA/$tag-client.log"; then
+						bw=$(perftest_value "$DATA/$tag-client.log" bw)
+					else
+						echo "sched: $tag failed (rc $rc) or its clock check did:" && cat "$DATA/$tag.out"
+					fi
+					echo "$1 $2,$mode,$pair,$bw,sched/$tag.txt" | tee -a "$OUT/sched.csv"
+				done
+			done
+		done
+		python3 "$TOP/bench/sched-sum.py" "$OUT/sched.csv" | tee "$OUT/sched.txt" ;;
 	*) echo "profile.sh: unknown case $c" >&2; exit 2 ;;
 	esac
 	rm -f "$DATA"/*.data

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Compare pinned and --odp perftest runs by where the guest's CPUs went.
+
+Reads the sched.csv that `bench/profile.sh OUT sched` writes: one row per
+perftest run, pinned and --odp back to back (a pair), each with a file of
+guest-wide counters sampled every 0.1 s during the run.  Only the run's data
+phase counts: from the first sample by which rxe0's sent packets rose to the
+last one after which they still rose (perftest's set-up and tear-down, which
+take most of a short run's wall time in TCG, are left out).  Over that
+window, per case and mode, the median over the runs of
+
+  bw        perftest's bandwidth, Gb/s (its own figure)
+  pps       packets per second in the window (rxe0's sent_pkts: requests and
+            their acknowledgements or responses, both sides of the loopback)
+  cpus      vCPUs busy on average (schedstat: any task but the idle ones)
+  wall      the window's wall time per packet, us
+  busy      CPU time of all tasks per packet, us (both vCPUs)
+  user      user time per packet, us (/proc/stat: perftest's polling)
+  system    system time per packet, us (rxe's workers, perftest's syscalls)
+  softirq   softirq time per packet, us
+  idle      idle time per packet, us
+  wait      time runnable tasks waited on a run queue, per packet, us
+  ctxt      context switches per 1000 packets
+  slices    time slices per 1000 packets
+
+then rxe's ODP counters per run: pages faulted in the data phase and in the
+whole run, and invalidations in the run (device-wide; 0 for pinned MRs).
+
+and, per metric, the median pair ratio ODP/pinned with the 95 % interval of
+that median (order statistics, as in bench/report.py).  Above 1: ODP's run
+has more of it per packet (per second for pps and cpus; bw: faster).
+
+usage: sched-sum.py SCHED.CSV
+       sched-sum.py --sample FILE HW_COUNTERS_DIR [TICK]
+The second form is the sampler profile.sh runs beside each perftest run
+(until killed): every TICK s (0.1) a line of FILE with the time, schedstat's
+run and wait time (ns) and time slices summed over the CPUs, /proc/stat's
+context switches and its cpu line's user, nice, system, idle, iowait, irq
+and softirq ticks, and rxe0's sent_pkts and ODP counters (COUNTERS).  One process reads the files
+in a loop, so its cost is small and the same in both modes.
+"""
+import csv
+import os
+import sys
+import time
+from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report import fmt, med_spread, median, median_ci, ok  # noqa: E402
+from report import fnum as num  # noqa: E402
+
+METRICS = ["bw", "pps", "cpus", "wall", "busy", "user", "system", "softirq", "idle", "wait", "ctxt",
+           "slices"]
+# counts per run (rxe's device counters: pages faulted, invalidations), shown
+# as median [min-max] per mode
+COUNTS = ["faulted in data phase", "faulted in the run", "invalidations in the run"]
+USER_HZ = 100  # /proc/stat's tick
+
+
+def window(path):
+    """The counters moved over a run's data phase (see the docstring) and
+    over the whole run (keys with a "run_" prefix), as a dict of deltas, or
+    None when the data phase holds fewer than two samples."""
+    rows = []
+    with open(path) as f:
+        for line in f:
+            v = line.split()
+            if len(v) == len(NAMES):
+                rows.append([num(x) for x in v])
+    pk = [r[NAMES.index("sent_pkts")] for r in rows]
+    up = [i for i in range(1, len(rows)) if pk[i] > pk[i - 1]]
+    if len(up) < 2:
+        return None
+    # a: packets already flowed before it; b: they still flow after it
+    i, j = up[0], up[-1] - 1
+    if j <= i:
+        return None
+    d = {n: y - x for n, x, y in zip(NAMES, rows[i], rows[j])}
+    d.update({"run_" + n: y - x for n, x, y in zip(NAMES, rows[0], rows[-1])})
+    return d
+
+
+def metrics(bw, d):
+    """The per-packet figures of one run's window d."""
+    pk, tick = d["sent_pkts"], 1e6 / USER_HZ
+    return {
+        "bw": bw,
+        "pps": pk / d["t"],
+        "cpus": d["busy"] / 1e9 / d["t"],
+        "wall": d["t"] * 1e6 / pk,
+        "busy": d["busy"] / 1e3 / pk,
+        "user": (d["user"] + d["nice"]) * tick / pk,
+        "system": d["system"] * tick / pk,
+        "softirq": (d["softirq"] + d["irq"]) * tick / pk,
+        "idle": (d["idle"] + d["iowait"]) * tick / pk,
+        "wait": d["wait"] / 1e3 / pk,
+        "ctxt": d["ctxt"] * 1e3 / pk,
+        "slices": d["slices"] * 1e3 / pk,
+        "faulted in data phase": d["odp_pages_faulted"],
+        "faulted in the run": d["run_odp_pages_faulted"],
+        "invalidations in the run": d["run_odp_invalidations"],
+    }
+
+
+# rxe's device counters the sampler reads (0 when a module has none)
+COUNTERS = ["sent_pkts", "odp_faults", "odp_pages_faulted", "odp_invalidations", "odp_fault_ns_total"]
+NAMES = ["t", "busy", "wait", "slices", "ctxt", "user", "nice", "system", "idle", "iowait", "irq",
+         "softirq"] + COUNTERS
+
+
+def counter(hwc, name):
+    try:
+        with open(os.path.join(hwc, name)) as f:
+            return f.read().strip()
+    except OSError:
+        return "0"
+
+
+def sample(out, hwc, tick=0.1):
+    with open(out, "w") as f:
+        while True:
+            t = time.time()
+            run = wait = slices = 0
+            with open("/proc/schedstat") as ss:
+                for line in ss:
+                    v = line.split()
+                    if v[0].startswith("cpu") and len(v) >= 10:
+                        run, wait, slices = run + int(v[7]), wait + int(v[8]), slices + int(v[9])
+            cpu = ctxt = None
+            with open("/proc/stat") as st:
+                for line in st:
+                    v = line.split()
+                    if v[0] == "cpu":
+                        cpu = v[1:8]
+                    elif v[0] == "ctxt":
+                        ctxt = v[1]
+            hw = " ".join(counter(hwc, c) for c in COUNTERS)
+            f.write("%.6f %d %d %d %s %s %s\n" % (t, run, wait, slices, ctxt, " ".join(cpu), hw))
+            f.flush()
+            time.sleep(tick)
+
+
+def main(argv):
+    if len(argv) >= 4 and argv[1] == "--sample":
+        sample(argv[2], argv[3], float(argv[4]) if len(argv) > 4 else 0.1)
+        return 0
+    if len(argv) != 2 or argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0 if len(argv) == 2 else 2
+    runs = defaultdict(dict)  # case -> (pair, mode) -> metrics
+    with open(argv[1], newline="") as f:
+        for r in csv.DictReader(f):
+            bw = num(r["bw_gbps"])
+            d = window(os.path.join(os.path.dirname(argv[1]), r["samples"]))
+            if ok(bw) and d and d["sent_pkts"] > 0:
+                runs[r["case"]][(r["pair"], r["mode"])] = metrics(bw, d)
+    for case, by in runs.items():
+        pairs = sorted({p for p, _ in by if (p, "pinned") in by and (p, "odp") in by}, key=int)
+        print("== %s: %d pairs" % (case, len(pairs)))
+        print("%-7s %12s %12s %10s %20s" % ("metric", "pinned", "odp", "odp/pinned", "95% interval"))
+        for k in METRICS:
+            med = {mode: median([v[k] for (p, md), v in by.items() if md == mode]) for mode in ("pinned", "odp")}
+            rat = [by[(p, "odp")][k] / by[(p, "pinned")][k] for p in pairs if by[(p, "pinned")][k] > 0]
+            lo, hi = median_ci(rat)
+            print("%-7s %12s %12s %10s %20s" % (k, fmt(med["pinned"]), fmt(med["odp"]), fmt(median(rat)),
+                                                "%s-%s" % (fmt(lo), fmt(hi))))
+        for k in COUNTS:
+            print("%s, median [min-max]: %s" % (k, "; ".join(
+                "%s %s" % (mode, med_spread([v[k] for (p, md), v in by.items() if md == mode]))
+                for mode in ("pinned", "odp"))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
