@@ -760,7 +760,7 @@ run_aging() {
 # _QPS (8), _IDLE (32, MiB), _RECLAIM (4, MiB), _EVERY (0.2), _THP (never).
 PTA_CG=/sys/fs/cgroup/bench-agingpt
 if [ "$SMOKE" = 1 ]; then
-	PTA_PAIRS=1 PTA_DUR=2 PTA_SIZE=65536 PTA_QPS=2 PTA_IDLE=8 PTA_RECLAIM=1 PTA_EVERY=0.3
+	PTA_PAIRS=1 PTA_DUR=4 PTA_SIZE=65536 PTA_QPS=2 PTA_IDLE=8 PTA_RECLAIM=1 PTA_EVERY=0.3
 else
 	PTA_PAIRS=${BENCH_AGINGPT_PAIRS:-6} PTA_DUR=${BENCH_AGINGPT_DUR:-10}
 	PTA_SIZE=${BENCH_AGINGPT_SIZE:-1048576} PTA_QPS=${BENCH_AGINGPT_QPS:-8}
@@ -779,14 +779,16 @@ PTA_ROUNDS=$((PTA_IDLE * 3 / 4 / PTA_RECLAIM))
 # server's buffer (odp_pages_faulted has grown since FROM; under TCG the
 # whole hot region is faulted in only seconds later).  MEMFILE (if not
 # empty): the server's VmRSS and VmSwap after each round.
+# The server's pid is looked up before the wait and the counter read without
+# a fork: under load a pgrep or a cat can take a second of a short run.
 pta_pressure() { # file memfile from
-	local i short=0 spid t0=$SECONDS w
-	for ((i = 0; i < 600; i++)); do
-		[ "$(cat "$HWC/odp_pages_faulted")" -gt "$3" ] && break
-		sleep 0.1
+	local i short=0 spid t0=$SECONDS w n
+	spid=$(pgrep -P "$PT_SPID" | head -1)
+	for ((i = 0; i < 1200; i++)); do
+		read -r n <"$HWC/odp_pages_faulted" && [ "$n" -gt "$3" ] && break
+		sleep 0.05
 	done
 	w=$((SECONDS - t0))
-	spid=$(pgrep -P "$PT_SPID" | head -1)
 	for ((i = 1; i <= PTA_ROUNDS; i++)); do
 		echo "$((i - 1)) $short $w NaN $i" >"$1"
 		echo "$((PTA_RECLAIM << 20))" >"$PTA_CG/memory.reclaim" 2>/dev/null || short=$((short + 1))

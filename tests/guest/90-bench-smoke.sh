@@ -129,8 +129,8 @@ for mode in off on; do
 	need "agingpt $mode: the server's MR faulted" "\$1 == \"agingpt\" && \$2 == \"ctr:hw:odp_pages_faulted\" && \$3 == \"$mode\" && \$7 > 0"
 	need "agingpt $mode: reclaim rounds begun" "\$1 == \"agingpt\" && \$2 == \"reclaim-begun\" && \$3 == \"$mode\""
 done
-# The rounds start once the WRITEs reach the server; in a 2 s run the busy
-# vCPUs may leave the loop no time in one mode, not in both.
+# The rounds start once the WRITEs reach the server; in the smoke's 4 s run
+# the busy vCPUs may leave the loop no time in one mode, not in both.
 need "agingpt: a reclaim round during the traffic" '$1 == "agingpt" && $2 == "reclaim-begun" && $7 > 0'
 bad=$(awk -F, '$1 == "agingpt" && $2 == "ctr:hw:odp_young_answers" && $3 == "off" && $7 != 0' "$raw")
 [ -z "$bad" ] || fail "agingpt: odp_aging=N still answered young callbacks: $bad"
