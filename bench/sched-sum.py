@@ -22,13 +22,22 @@ window, per case and mode, the median over the runs of
   wait      time runnable tasks waited on a run queue, per packet, us
   ctxt      context switches per 1000 packets
   slices    time slices per 1000 packets
-
-then rxe's ODP counters per run: pages faulted in the data phase and in the
-whole run, and invalidations in the run (device-wide; 0 for pinned MRs).
+  cli_cpu   the perftest client's CPU time per packet, us (its schedstat)
+  cli_wait  the client's run-queue wait per packet, us
+  cli_nvcs  the client's involuntary context switches per 1000 packets
+            (each one a preemption: for a polling client, mostly by rxe's
+            worker waking on its CPU)
+  cli_vcs   the client's voluntary context switches per 1000 packets
+  srv_cpu   the perftest server's CPU time per packet, us
+  workers   busy - cli_cpu - srv_cpu: rxe's workers and everything else
+(the per-process figures only from sample files that have them: 415abff's
+sampler read no process)
 
 and, per metric, the median pair ratio ODP/pinned with the 95 % interval of
 that median (order statistics, as in bench/report.py).  Above 1: ODP's run
-has more of it per packet (per second for pps and cpus; bw: faster).
+has more of it per packet (per second for pps and cpus; bw: faster).  Then
+rxe's ODP counters per run: pages faulted in the data phase and in the whole
+run, and invalidations in the run (device-wide; 0 for pinned MRs).
 
 usage: sched-sum.py SCHED.CSV
        sched-sum.py --sample FILE HW_COUNTERS_DIR [TICK]
@@ -36,8 +45,11 @@ The second form is the sampler profile.sh runs beside each perftest run
 (until killed): every TICK s (0.1) a line of FILE with the time, schedstat's
 run and wait time (ns) and time slices summed over the CPUs, /proc/stat's
 context switches and its cpu line's user, nice, system, idle, iowait, irq
-and softirq ticks, and rxe0's sent_pkts and ODP counters (COUNTERS).  One process reads the files
-in a loop, so its cost is small and the same in both modes.
+and softirq ticks, rxe0's sent_pkts and ODP counters (COUNTERS), and for
+the perftest client and server (the processes named ib_*; the client is the
+one whose last word is 127.0.0.1) their schedstat run and wait time and
+slices and their voluntary and involuntary context switches.  One process
+reads the files in a loop, so its cost is small and the same in both modes.
 """
 import csv
 import os
@@ -50,7 +62,7 @@ from report import fmt, med_spread, median, median_ci, ok  # noqa: E402
 from report import fnum as num  # noqa: E402
 
 METRICS = ["bw", "pps", "cpus", "wall", "busy", "user", "system", "softirq", "idle", "wait", "ctxt",
-           "slices"]
+           "slices", "cli_cpu", "cli_wait", "cli_nvcs", "cli_vcs", "srv_cpu", "workers"]
 # counts per run (rxe's device counters: pages faulted, invalidations), shown
 # as median [min-max] per mode
 COUNTS = ["faulted in data phase", "faulted in the run", "invalidations in the run"]
@@ -65,8 +77,8 @@ def window(path):
     with open(path) as f:
         for line in f:
             v = line.split()
-            if len(v) == len(NAMES):
-                rows.append([num(x) for x in v])
+            if len(v) in (len(BASE), len(NAMES)):
+                rows.append([num(x) for x in v] + [float("nan")] * (len(NAMES) - len(v)))
     pk = [r[NAMES.index("sent_pkts")] for r in rows]
     up = [i for i in range(1, len(rows)) if pk[i] > pk[i - 1]]
     if len(up) < 2:
@@ -96,6 +108,12 @@ def metrics(bw, d):
         "wait": d["wait"] / 1e3 / pk,
         "ctxt": d["ctxt"] * 1e3 / pk,
         "slices": d["slices"] * 1e3 / pk,
+        "cli_cpu": d["cli_run"] / 1e3 / pk,
+        "cli_wait": d["cli_wait"] / 1e3 / pk,
+        "cli_nvcs": d["cli_nvcs"] * 1e3 / pk,
+        "cli_vcs": d["cli_vcs"] * 1e3 / pk,
+        "srv_cpu": d["srv_run"] / 1e3 / pk,
+        "workers": (d["busy"] - d["cli_run"] - d["srv_run"]) / 1e3 / pk,
         "faulted in data phase": d["odp_pages_faulted"],
         "faulted in the run": d["run_odp_pages_faulted"],
         "invalidations in the run": d["run_odp_invalidations"],
@@ -104,8 +122,12 @@ def metrics(bw, d):
 
 # rxe's device counters the sampler reads (0 when a module has none)
 COUNTERS = ["sent_pkts", "odp_faults", "odp_pages_faulted", "odp_invalidations", "odp_fault_ns_total"]
-NAMES = ["t", "busy", "wait", "slices", "ctxt", "user", "nice", "system", "idle", "iowait", "irq",
-         "softirq"] + COUNTERS
+# per perftest process (cli, srv): schedstat's three fields, then the
+# voluntary and involuntary context switches of /proc/PID/status
+TASK = ["run", "wait", "slices", "vcs", "nvcs"]
+BASE = ["t", "busy", "wait", "slices", "ctxt", "user", "nice", "system", "idle", "iowait", "irq",
+        "softirq"] + COUNTERS
+NAMES = BASE + ["%s_%s" % (who, f) for who in ("cli", "srv") for f in TASK]
 
 
 def counter(hwc, name):
@@ -116,7 +138,37 @@ def counter(hwc, name):
         return "0"
 
 
+def perftest_pids(pids):
+    """Fill pids["cli"] and pids["srv"] with perftest's processes found in
+    /proc (a scan only while one is missing)."""
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/comm" % d) as f:
+                if not f.read().startswith("ib_"):
+                    continue
+            with open("/proc/%s/cmdline" % d) as f:
+                args = [a for a in f.read().split("\0") if a]
+        except OSError:
+            continue
+        pids.setdefault("cli" if args and args[-1] == "127.0.0.1" else "srv", d)
+
+
+def task(pid):
+    """TASK's figures of one process, nan when it is not (or no more) there."""
+    try:
+        with open("/proc/%s/schedstat" % pid) as f:
+            v = f.read().split()[:3]
+        with open("/proc/%s/status" % pid) as f:
+            cs = {k: w.strip() for k, w in (line.split(":", 1) for line in f if ":" in line)}
+        return v + [cs["voluntary_ctxt_switches"], cs["nonvoluntary_ctxt_switches"]]
+    except (OSError, KeyError, TypeError):
+        return ["nan"] * len(TASK)
+
+
 def sample(out, hwc, tick=0.1):
+    pids = {}
     with open(out, "w") as f:
         while True:
             t = time.time()
@@ -135,7 +187,10 @@ def sample(out, hwc, tick=0.1):
                     elif v[0] == "ctxt":
                         ctxt = v[1]
             hw = " ".join(counter(hwc, c) for c in COUNTERS)
-            f.write("%.6f %d %d %d %s %s %s\n" % (t, run, wait, slices, ctxt, " ".join(cpu), hw))
+            if len(pids) < 2:
+                perftest_pids(pids)
+            tasks = " ".join(" ".join(task(pids.get(who, "none"))) for who in ("cli", "srv"))
+            f.write("%.6f %d %d %d %s %s %s %s\n" % (t, run, wait, slices, ctxt, " ".join(cpu), hw, tasks))
             f.flush()
             time.sleep(tick)
 
