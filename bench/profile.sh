@@ -162,9 +162,13 @@ for c in $CASES; do
 					# on the guest's tmpfs: a write through 9p per sample costs
 					python3 "$TOP/bench/sched-sum.py" --sample "$DATA/$tag.txt" "$(dirname "$PKTS")" &
 					spid=$!
-					# shellcheck disable=SC2016 # expanded by that bash
-					bash -c 'source "$TOP/tests/lib/guest.sh"; PT_LOG=$0 PT_QUIET=1 perftest "$@"' \
-						"$DATA/$tag" "$1" "${args[@]}" >"$DATA/$tag.out" 2>&1
+					# the run starts once the sampler has its first line
+					for ((i = 0; i < 200; i++)); do
+						[ -s "$DATA/$tag.txt" ] && break
+						sleep 0.05
+					done
+					# in this shell: a port of its own per run
+					PT_LOG=$DATA/$tag PT_QUIET=1 perftest "$1" "${args[@]}" >"$DATA/$tag.out" 2>&1
 					rc=$?
 					kill "$spid"
 					wait "$spid" 2>/dev/null

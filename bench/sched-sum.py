@@ -74,6 +74,8 @@ def window(path):
     over the whole run (keys with a "run_" prefix), as a dict of deltas, or
     None when the data phase holds fewer than two samples."""
     rows = []
+    if not os.path.exists(path):
+        return None
     with open(path) as f:
         for line in f:
             v = line.split()
