@@ -535,9 +535,12 @@ trouble_guard_end() { # logfile filter
 
 # zram swap of $ZRAM, once per boot (the pressure and aging steps share it).
 setup_swap() {
-	local dev
+	local dev z
 	dev=$(zram_swap "$ZRAM") || return 1
-	meta zram "$dev $ZRAM lz4"
+	# the swap in use, which may not be the one this call would have made
+	z=$(zramctl --noheadings --output NAME,DISKSIZE,ALGORITHM |
+		awk -v d=" $dev " 'index(d, " " $1 " ") { print $1, $2, $3 }' | paste -sd ';')
+	meta zram "${z:-$dev}"
 }
 setup_cgroup() { # dir: a memory cgroup
 	echo +memory >/sys/fs/cgroup/cgroup.subtree_control || return 1
