@@ -34,7 +34,8 @@
 #           run-queue waits, context switches; and compares the modes pair
 #           by pair (DIR/sched.csv, DIR/sched.txt).  What a gap that no
 #           profile of the workers shows is made of: work, waiting, or the
-#           scheduler.
+#           scheduler.  PROFILE_SCHED_MODES="pinned pinned-again" runs the
+#           control: two identical runs per pair.
 set -uo pipefail
 OUT=${1:?usage: bench/profile.sh OUTDIR [reg|cold|steady|inval|perftest|faultcost|sched ...]}
 shift
@@ -93,6 +94,11 @@ PROFILE_PT_RUNS=${PROFILE_PT_RUNS:-ib_send_bw 65536 3000,ib_write_bw 4096 6000}
 # not-met cases, bench/results/2026-12-05-d0f061c-issue15.md)
 PROFILE_SCHED_RUNS=${PROFILE_SCHED_RUNS:-ib_write_bw 1048576,ib_read_bw 4096}
 PROFILE_SCHED_PAIRS=${PROFILE_SCHED_PAIRS:-20} PROFILE_SCHED_DUR=${PROFILE_SCHED_DUR:-2}
+# sched case: the two modes of a pair, the reference first; a mode is pinned
+# or odp (perftest --odp), with an optional -SUFFIX that only names it:
+# "pinned pinned-again" is the control, two identical runs per pair, whose
+# ratio says how far from 1 the method reads when nothing differs
+PROFILE_SCHED_MODES=${PROFILE_SCHED_MODES:-pinned odp}
 
 for c in $CASES; do
 	case $c in
@@ -145,6 +151,13 @@ for c in $CASES; do
 	sched)
 		# shellcheck source=../tests/lib/perftest.sh
 		source "$TOP/tests/lib/perftest.sh"
+		read -ra modes <<<"$PROFILE_SCHED_MODES"
+		if [ ${#modes[@]} != 2 ] || [ "${modes[0]}" = "${modes[1]}" ] ||
+			printf '%s\n' "${modes[@]}" | grep -qvE '^(pinned|odp)(-[a-z0-9]+)?$'; then
+			echo "profile.sh: PROFILE_SCHED_MODES='$PROFILE_SCHED_MODES': two different modes," \
+				"each pinned or odp with an optional -suffix" >&2
+			exit 2
+		fi
 		sysctl -qw kernel.sched_schedstats=1
 		mkdir -p "$OUT/sched"
 		echo "case,mode,pair,bw_gbps,samples" >"$OUT/sched.csv"
@@ -153,12 +166,12 @@ for c in $CASES; do
 			for run in "${runs[@]}"; do
 				# shellcheck disable=SC2086 # prog size
 				set -- $run
-				order="pinned odp"
-				[ $((pair % 2)) = 0 ] && order="odp pinned"
+				order="${modes[0]} ${modes[1]}"
+				[ $((pair % 2)) = 0 ] && order="${modes[1]} ${modes[0]}"
 				for mode in $order; do
 					tag=$1-$2-$mode-$pair
 					args=(-s "$2" -D "$PROFILE_SCHED_DUR" --report_gbits)
-					[ "$mode" = odp ] && args+=(--odp)
+					[ "${mode%%-*}" = odp ] && args+=(--odp)
 					# on the guest's tmpfs: a write through 9p per sample costs
 					python3 "$TOP/bench/sched-sum.py" --sample "$DATA/$tag.txt" "$(dirname "$PKTS")" &
 					spid=$!

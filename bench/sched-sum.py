@@ -2,7 +2,9 @@
 """Compare pinned and --odp perftest runs by where the guest's CPUs went.
 
 Reads the sched.csv that `bench/profile.sh OUT sched` writes: one row per
-perftest run, pinned and --odp back to back (a pair), each with a file of
+perftest run, pinned and --odp back to back (a pair; or the two modes of
+PROFILE_SCHED_MODES, the reference being the mode of the file's first row,
+e.g. pinned against pinned again: the control), each with a file of
 guest-wide counters sampled every 0.1 s during the run.  Only the run's data
 phase counts: from the first sample by which rxe0's sent packets rose to the
 last one after which they still rose (perftest's set-up and tear-down, which
@@ -33,8 +35,9 @@ window, per case and mode, the median over the runs of
 (the per-process figures only from sample files that have them: 415abff's
 sampler read no process)
 
-and, per metric, the median pair ratio ODP/pinned with the 95 % interval of
-that median (order statistics, as in bench/report.py).  Above 1: ODP's run
+and, per metric, the median pair ratio ODP/pinned (the second mode over the
+reference) with the 95 % interval of that median (order statistics, as in
+bench/report.py).  Above 1: ODP's run
 has more of it per packet (per second for pps and cpus; bw: faster).  Then
 rxe's ODP counters per run: pages faulted in the data phase and in the whole
 run, and invalidations in the run (device-wide; 0 for pinned MRs).
@@ -205,26 +208,34 @@ def main(argv):
         print(__doc__.strip())
         return 0 if len(argv) == 2 else 2
     runs = defaultdict(dict)  # case -> (pair, mode) -> metrics
+    modes = []  # the reference first: the mode of the file's first row
     with open(argv[1], newline="") as f:
         for r in csv.DictReader(f):
+            if r["mode"] not in modes:
+                modes.append(r["mode"])
             bw = num(r["bw_gbps"])
             d = window(os.path.join(os.path.dirname(argv[1]), r["samples"]))
             if ok(bw) and d and d["sent_pkts"] > 0:
                 runs[r["case"]][(r["pair"], r["mode"])] = metrics(bw, d)
+    if len(modes) != 2:
+        print("sched-sum.py: %s has %d modes (%s), not two" % (argv[1], len(modes), " ".join(modes)),
+              file=sys.stderr)
+        return 1
+    a, b = modes
     for case, by in runs.items():
-        pairs = sorted({p for p, _ in by if (p, "pinned") in by and (p, "odp") in by}, key=int)
+        pairs = sorted({p for p, _ in by if (p, a) in by and (p, b) in by}, key=int)
         print("== %s: %d pairs" % (case, len(pairs)))
-        print("%-7s %12s %12s %10s %20s" % ("metric", "pinned", "odp", "odp/pinned", "95% interval"))
+        print("%-7s %12s %12s %10s %20s" % ("metric", a, b, "%s/%s" % (b, a), "95% interval"))
         for k in METRICS:
-            med = {mode: median([v[k] for (p, md), v in by.items() if md == mode]) for mode in ("pinned", "odp")}
-            rat = [by[(p, "odp")][k] / by[(p, "pinned")][k] for p in pairs if by[(p, "pinned")][k] > 0]
+            med = {mode: median([v[k] for (p, md), v in by.items() if md == mode]) for mode in modes}
+            rat = [by[(p, b)][k] / by[(p, a)][k] for p in pairs if by[(p, a)][k] > 0]
             lo, hi = median_ci(rat)
-            print("%-7s %12s %12s %10s %20s" % (k, fmt(med["pinned"]), fmt(med["odp"]), fmt(median(rat)),
+            print("%-7s %12s %12s %10s %20s" % (k, fmt(med[a]), fmt(med[b]), fmt(median(rat)),
                                                 "%s-%s" % (fmt(lo), fmt(hi))))
         for k in COUNTS:
             print("%s, median [min-max]: %s" % (k, "; ".join(
                 "%s %s" % (mode, med_spread([v[k] for (p, md), v in by.items() if md == mode]))
-                for mode in ("pinned", "odp"))))
+                for mode in modes)))
     return 0
 
 

@@ -3,7 +3,8 @@
 # bench/sched-sum.py (bench/profile.sh's sched case) takes each run's data
 # phase only (the samples between which packets flowed), gives per-packet
 # figures per mode and the median pair ratio ODP/pinned with its interval,
-# and still reads sample files without the per-process columns.
+# still reads sample files without the per-process columns, and compares
+# any two modes (the control: pinned against pinned again).
 source "$TOP/tests/lib/host.sh"
 d=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$d"' EXIT
@@ -79,4 +80,27 @@ awk '$1 == "cli_cpu" && $2 == "n/a" && $3 == "n/a"' "$d/old.txt" | grep -q . ||
 run_file "$d/s/o2.txt" 12 0 0
 python3 "$S" "$d/sched.csv" >"$d/none.txt" || fail "sched-sum.py exited $? with an empty run"
 grep -q '^== c: 7 pairs$' "$d/none.txt" || fail "a run without traffic was counted"
-echo "sched-sum.py: data phase only, per-packet figures and pair ratios, old sample files: ok"
+# The control (PROFILE_SCHED_MODES="pinned pinned-again"): the reference is
+# the first row's mode, the ratio the other over it, whatever the names.
+echo "case,mode,pair,bw_gbps,samples" >"$d/ctl.csv"
+for p in $(seq 6); do
+	run_file "$d/s/a$p.txt" $((10 + p % 2)) 10000 0
+	# odd pairs: the reference first; even pairs: the other first
+	if [ $((p % 2)) = 1 ]; then
+		printf 'c,pinned,%s,1.0,s/p%s.txt\nc,pinned-again,%s,1.0,s/a%s.txt\n' "$p" "$p" "$p" "$p"
+	else
+		printf 'c,pinned,%s,1.0,s/p%s.txt\nc,pinned-again,%s,1.0,s/a%s.txt\n' "$p" "$p" "$p" "$p" |
+			tac
+	fi >>"$d/ctl.csv"
+done
+python3 "$S" "$d/ctl.csv" >"$d/ctl.txt" || fail "sched-sum.py exited $? on the control"
+grep -q '^metric  *pinned  *pinned-again  *pinned-again/pinned ' "$d/ctl.txt" ||
+	fail "control: not pinned-again over pinned: $(grep '^metric' "$d/ctl.txt")"
+# pairs 1, 3, 5 at 11 us against 10, pairs 2, 4, 6 at 10: median 1.05
+awk '$1 == "busy" && $2 == 10 && $4 == 1.05' "$d/ctl.txt" | grep -q . ||
+	fail "control: busy ratio $(awk '$1 == "busy" { print $4 }' "$d/ctl.txt"), not 1.05"
+# three modes in one file: refused, not half-compared
+{ cat "$d/ctl.csv"; echo "c,odp,1,0.9,s/o1.txt"; } >"$d/three.csv"
+python3 "$S" "$d/three.csv" >/dev/null 2>"$d/three.err" && fail "three modes accepted"
+grep -q 'not two' "$d/three.err" || fail "three modes: no clear error: $(cat "$d/three.err")"
+echo "sched-sum.py: data phase only, per-packet figures and pair ratios, old sample files, control: ok"
