@@ -32,6 +32,14 @@ window, per case and mode, the median over the runs of
   cli_vcs   the client's voluntary context switches per 1000 packets
   srv_cpu   the perftest server's CPU time per packet, us
   workers   busy - cli_cpu - srv_cpu: rxe's workers and everything else
+  sys_cpus  vCPUs held by the kernel (system + softirq time over the wall
+            time): how the two vCPUs were shared, beside the work per packet
+  usr_cpus  vCPUs held in user mode (perftest's polling)
+  wrk_cpus  vCPUs held by the workers (workers over wall)
+  cli_cpus  vCPUs held by the client (cli_cpu over wall)
+            Since wall = workers / wrk_cpus, the ratio of the wall time per
+            packet is the workers' work ratio over their vCPU share's ratio:
+            a gap is either more work per packet or a smaller share.
 (the per-process figures only from sample files that have them: 415abff's
 sampler read no process)
 
@@ -65,7 +73,8 @@ from report import fmt, med_spread, median, median_ci, ok  # noqa: E402
 from report import fnum as num  # noqa: E402
 
 METRICS = ["bw", "pps", "cpus", "wall", "busy", "user", "system", "softirq", "idle", "wait", "ctxt",
-           "slices", "cli_cpu", "cli_wait", "cli_nvcs", "cli_vcs", "srv_cpu", "workers"]
+           "slices", "cli_cpu", "cli_wait", "cli_nvcs", "cli_vcs", "srv_cpu", "workers", "sys_cpus",
+           "usr_cpus", "wrk_cpus", "cli_cpus"]
 # counts per run (rxe's device counters: pages faulted, invalidations), shown
 # as median [min-max] per mode
 COUNTS = ["faulted in data phase", "faulted in the run", "invalidations in the run"]
@@ -119,6 +128,10 @@ def metrics(bw, d):
         "cli_vcs": d["cli_vcs"] * 1e3 / pk,
         "srv_cpu": d["srv_run"] / 1e3 / pk,
         "workers": (d["busy"] - d["cli_run"] - d["srv_run"]) / 1e3 / pk,
+        "sys_cpus": (d["system"] + d["softirq"] + d["irq"]) / USER_HZ / d["t"],
+        "usr_cpus": (d["user"] + d["nice"]) / USER_HZ / d["t"],
+        "wrk_cpus": (d["busy"] - d["cli_run"] - d["srv_run"]) / 1e9 / d["t"],
+        "cli_cpus": d["cli_run"] / 1e9 / d["t"],
         "faulted in data phase": d["odp_pages_faulted"],
         "faulted in the run": d["run_odp_pages_faulted"],
         "invalidations in the run": d["run_odp_invalidations"],

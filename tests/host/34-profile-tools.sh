@@ -54,6 +54,9 @@ grep -q '^== c: 8 pairs$' "$d/out.txt" || fail "not 8 pairs"
 [ "$(field cli_cpu 2)" = 3.33 ] || fail "client CPU per packet $(field cli_cpu 2), not 3.33 us"
 [ "$(field cli_nvcs 2)" = 10 ] || fail "client preemptions per 1000 packets $(field cli_nvcs 2), not 10"
 [ "$(field workers 2)" = 6.67 ] || fail "workers per packet $(field workers 2), not 6.67 us"
+# the vCPUs each held: 6.67 and 3.33 us per packet at 10,000 packets/s
+[ "$(field wrk_cpus 2)" = 0.0667 ] || fail "workers' vCPUs $(field wrk_cpus 2), not 0.0667"
+[ "$(field cli_cpus 2)" = 0.0333 ] || fail "client's vCPUs $(field cli_cpus 2), not 0.0333"
 # the window runs from the first sample after packets rose to the last one
 # before they stopped: 4 of the 6 traffic intervals, so 40 of the 60 faults
 grep -q '^faulted in data phase, median \[min-max\]: pinned 0 \[0–0\]; odp 40 \[40–40\]$' "$d/out.txt" ||
