@@ -109,6 +109,7 @@ def window(path):
 def metrics(bw, d):
     """The per-packet figures of one run's window d."""
     pk, tick = d["sent_pkts"], 1e6 / USER_HZ
+    wrk = d["busy"] - d["cli_run"] - d["srv_run"]  # rxe's workers and the rest, ns
     return {
         "bw": bw,
         "pps": pk / d["t"],
@@ -127,10 +128,10 @@ def metrics(bw, d):
         "cli_nvcs": d["cli_nvcs"] * 1e3 / pk,
         "cli_vcs": d["cli_vcs"] * 1e3 / pk,
         "srv_cpu": d["srv_run"] / 1e3 / pk,
-        "workers": (d["busy"] - d["cli_run"] - d["srv_run"]) / 1e3 / pk,
+        "workers": wrk / 1e3 / pk,
         "sys_cpus": (d["system"] + d["softirq"] + d["irq"]) / USER_HZ / d["t"],
         "usr_cpus": (d["user"] + d["nice"]) / USER_HZ / d["t"],
-        "wrk_cpus": (d["busy"] - d["cli_run"] - d["srv_run"]) / 1e9 / d["t"],
+        "wrk_cpus": wrk / 1e9 / d["t"],
         "cli_cpus": d["cli_run"] / 1e9 / d["t"],
         "faulted in data phase": d["odp_pages_faulted"],
         "faulted in the run": d["run_odp_pages_faulted"],

@@ -88,13 +88,9 @@ grep -q '^== c: 7 pairs$' "$d/none.txt" || fail "a run without traffic was count
 echo "case,mode,pair,bw_gbps,samples" >"$d/ctl.csv"
 for p in $(seq 6); do
 	run_file "$d/s/a$p.txt" $((10 + p % 2)) 10000 0
+	rows=$(printf 'c,pinned,%s,1.0,s/p%s.txt\nc,pinned-again,%s,1.0,s/a%s.txt' "$p" "$p" "$p" "$p")
 	# odd pairs: the reference first; even pairs: the other first
-	if [ $((p % 2)) = 1 ]; then
-		printf 'c,pinned,%s,1.0,s/p%s.txt\nc,pinned-again,%s,1.0,s/a%s.txt\n' "$p" "$p" "$p" "$p"
-	else
-		printf 'c,pinned,%s,1.0,s/p%s.txt\nc,pinned-again,%s,1.0,s/a%s.txt\n' "$p" "$p" "$p" "$p" |
-			tac
-	fi >>"$d/ctl.csv"
+	if [ $((p % 2)) = 1 ]; then echo "$rows"; else echo "$rows" | tac; fi >>"$d/ctl.csv"
 done
 python3 "$S" "$d/ctl.csv" >"$d/ctl.txt" || fail "sched-sum.py exited $? on the control"
 grep -q '^metric  *pinned  *pinned-again  *pinned-again/pinned ' "$d/ctl.txt" ||
