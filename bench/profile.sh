@@ -36,8 +36,17 @@
 #           profile of the workers shows is made of: work, waiting, or the
 #           scheduler.  PROFILE_SCHED_MODES="pinned pinned-again" runs the
 #           control: two identical runs per pair.
+#   wake    the same pairs, each run traced by ftrace for PROFILE_WAKE_REC s
+#           (1) of its data phase: the scheduler's switches and wake-ups and
+#           the workqueue's queue/start/end of rxe's tasks (DIR/wake/*.gz);
+#           bench/wake-sum.py gives per packet how often each rxe task went
+#           idle and was queued again, by whom, how long a wake-up waited
+#           for a vCPU, who preempted whom, and the vCPUs each side held,
+#           and compares the modes pair by pair (DIR/wake.csv, DIR/wake.txt):
+#           how the scheduler shares the vCPUs, where sched says only that
+#           it does so differently.
 set -uo pipefail
-OUT=${1:?usage: bench/profile.sh OUTDIR [reg|cold|steady|inval|perftest|faultcost|sched ...]}
+OUT=${1:?usage: bench/profile.sh OUTDIR [reg|cold|steady|inval|perftest|faultcost|sched|wake ...]}
 shift
 CASES=${*:-reg cold steady inval}
 export TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -99,6 +108,121 @@ PROFILE_SCHED_PAIRS=${PROFILE_SCHED_PAIRS:-20} PROFILE_SCHED_DUR=${PROFILE_SCHED
 # "pinned pinned-again" is the control, two identical runs per pair, whose
 # ratio says how far from 1 the method reads when nothing differs
 PROFILE_SCHED_MODES=${PROFILE_SCHED_MODES:-pinned odp}
+# wake case: seconds of each run's data phase traced (its -D is
+# PROFILE_SCHED_DUR: leave room for the start, 0.4 s, and the trace)
+PROFILE_WAKE_REC=${PROFILE_WAKE_REC:-1}
+
+# pairs_run sched|wake: PROFILE_SCHED_PAIRS pairs of each PROFILE_SCHED_RUNS
+# case, the two PROFILE_SCHED_MODES back to back, which goes first
+# alternating; each run watched by the case's observer (run_sched, run_wake)
+pairs_run() {
+	local pair run mode order tag args
+	# shellcheck source=../tests/lib/perftest.sh
+	source "$TOP/tests/lib/perftest.sh"
+	read -ra modes <<<"$PROFILE_SCHED_MODES"
+	if [ ${#modes[@]} != 2 ] || [ "${modes[0]}" = "${modes[1]}" ] ||
+		printf '%s\n' "${modes[@]}" | grep -qvE '^(pinned|odp)(-[a-z0-9]+)?$'; then
+		echo "profile.sh: PROFILE_SCHED_MODES='$PROFILE_SCHED_MODES': two different modes," \
+			"each pinned or odp with an optional -suffix" >&2
+		exit 2
+	fi
+	mkdir -p "$OUT/$1"
+	"${1}_start"
+	IFS=, read -ra runs <<<"$PROFILE_SCHED_RUNS"
+	for pair in $(seq "$PROFILE_SCHED_PAIRS"); do
+		for run in "${runs[@]}"; do
+			# shellcheck disable=SC2086 # prog size
+			set -- "$1" $run
+			order="${modes[0]} ${modes[1]}"
+			[ $((pair % 2)) = 0 ] && order="${modes[1]} ${modes[0]}"
+			for mode in $order; do
+				tag=$2-$3-$mode-$pair
+				args=(-s "$3" -D "$PROFILE_SCHED_DUR" --report_gbits)
+				[ "${mode%%-*}" = odp ] && args+=(--odp)
+				"run_$1" "$2 $3" "$mode" "$pair" "$tag" "$2" "${args[@]}"
+			done
+		done
+	done
+	python3 "$TOP/bench/$1-sum.py" "$OUT/$1.csv" | tee "$OUT/$1.txt"
+}
+
+# bw_of TAG RC: perftest's bandwidth of run TAG, NaN (and why) if it failed
+bw_of() {
+	if [ "$2" = 0 ] && perftest_clock_ok "$DATA/$1-client.log"; then
+		perftest_value "$DATA/$1-client.log" bw
+	else
+		echo "$1 failed (rc $2) or its clock check did:" >&2 && cat "$DATA/$1.out" >&2
+		echo NaN
+	fi
+}
+
+sched_start() {
+	sysctl -qw kernel.sched_schedstats=1
+	echo "case,mode,pair,bw_gbps,samples" >"$OUT/sched.csv"
+}
+
+# run_sched CASE MODE PAIR TAG PROG ARGS...: the run, with sched-sum.py's
+# sampler beside it
+run_sched() {
+	local spid i rc
+	# on the guest's tmpfs: a write through 9p per sample costs
+	python3 "$TOP/bench/sched-sum.py" --sample "$DATA/$4.txt" "$(dirname "$PKTS")" &
+	spid=$!
+	# the run starts once the sampler has its first line
+	for ((i = 0; i < 200; i++)); do
+		[ -s "$DATA/$4.txt" ] && break
+		sleep 0.05
+	done
+	# in this shell: a port of its own per run
+	PT_LOG=$DATA/$4 PT_QUIET=1 perftest "${@:5}" >"$DATA/$4.out" 2>&1
+	rc=$?
+	kill "$spid"
+	wait "$spid" 2>/dev/null
+	cp "$DATA/$4.txt" "$OUT/sched/"
+	echo "$1,$2,$3,$(bw_of "$4" "$rc"),sched/$4.txt" | tee -a "$OUT/sched.csv"
+}
+
+TRACE=/sys/kernel/tracing
+wake_start() {
+	[ -e "$TRACE/tracing_on" ] || mount -t tracefs tracefs "$TRACE"
+	echo 0 >"$TRACE/tracing_on"
+	echo 16384 >"$TRACE/buffer_size_kb"
+	local e
+	for e in sched/sched_switch sched/sched_waking sched/sched_wakeup workqueue/workqueue_queue_work \
+		workqueue/workqueue_execute_start workqueue/workqueue_execute_end; do
+		echo 1 >"$TRACE/events/$e/enable"
+	done
+	echo "case,mode,pair,rc,bw_gbps,pkts,secs,trace" >"$OUT/wake.csv"
+}
+
+# run_wake CASE MODE PAIR TAG PROG ARGS...: the run, traced for
+# PROFILE_WAKE_REC s from 0.3 s after packets start to flow (100 in 0.1 s)
+run_wake() {
+	local ppid i p0 p1 a b ta tb rc
+	echo >"$TRACE/trace"
+	perftest_next_port
+	# in the background: the run's own port, perftest() takes the next one
+	PT_PORT=$((PT_PORT - 1)) PT_LOG=$DATA/$4 PT_QUIET=1 perftest "${@:5}" >"$DATA/$4.out" 2>&1 &
+	ppid=$!
+	p0=$(cat "$PKTS")
+	for ((i = 0; i < 300; i++)); do
+		sleep 0.1
+		p1=$(cat "$PKTS")
+		[ $((p1 - p0)) -gt 100 ] && break
+		p0=$p1
+	done
+	sleep 0.3
+	a=$(cat "$PKTS") ta=$(date +%s.%N)
+	echo 1 >"$TRACE/tracing_on"
+	sleep "$PROFILE_WAKE_REC"
+	echo 0 >"$TRACE/tracing_on"
+	b=$(cat "$PKTS") tb=$(date +%s.%N)
+	wait "$ppid"
+	rc=$?
+	gzip <"$TRACE/trace" >"$OUT/wake/$4.trace.gz"
+	echo "$1,$2,$3,$rc,$(bw_of "$4" "$rc"),$((b - a)),$(echo "$tb - $ta" | bc -l),wake/$4.trace.gz" |
+		tee -a "$OUT/wake.csv"
+}
 
 for c in $CASES; do
 	case $c in
@@ -148,55 +272,8 @@ for c in $CASES; do
 				python3 "$TOP/bench/fault-split.py" --pages $((FC_PAIRS * FC_MIB * 256)) --hz "$FC_HZ" |
 				tee "$OUT/$tag-split.txt"
 		done ;;
-	sched)
-		# shellcheck source=../tests/lib/perftest.sh
-		source "$TOP/tests/lib/perftest.sh"
-		read -ra modes <<<"$PROFILE_SCHED_MODES"
-		if [ ${#modes[@]} != 2 ] || [ "${modes[0]}" = "${modes[1]}" ] ||
-			printf '%s\n' "${modes[@]}" | grep -qvE '^(pinned|odp)(-[a-z0-9]+)?$'; then
-			echo "profile.sh: PROFILE_SCHED_MODES='$PROFILE_SCHED_MODES': two different modes," \
-				"each pinned or odp with an optional -suffix" >&2
-			exit 2
-		fi
-		sysctl -qw kernel.sched_schedstats=1
-		mkdir -p "$OUT/sched"
-		echo "case,mode,pair,bw_gbps,samples" >"$OUT/sched.csv"
-		IFS=, read -ra runs <<<"$PROFILE_SCHED_RUNS"
-		for pair in $(seq "$PROFILE_SCHED_PAIRS"); do
-			for run in "${runs[@]}"; do
-				# shellcheck disable=SC2086 # prog size
-				set -- $run
-				order="${modes[0]} ${modes[1]}"
-				[ $((pair % 2)) = 0 ] && order="${modes[1]} ${modes[0]}"
-				for mode in $order; do
-					tag=$1-$2-$mode-$pair
-					args=(-s "$2" -D "$PROFILE_SCHED_DUR" --report_gbits)
-					[ "${mode%%-*}" = odp ] && args+=(--odp)
-					# on the guest's tmpfs: a write through 9p per sample costs
-					python3 "$TOP/bench/sched-sum.py" --sample "$DATA/$tag.txt" "$(dirname "$PKTS")" &
-					spid=$!
-					# the run starts once the sampler has its first line
-					for ((i = 0; i < 200; i++)); do
-						[ -s "$DATA/$tag.txt" ] && break
-						sleep 0.05
-					done
-					# in this shell: a port of its own per run
-					PT_LOG=$DATA/$tag PT_QUIET=1 perftest "$1" "${args[@]}" >"$DATA/$tag.out" 2>&1
-					rc=$?
-					kill "$spid"
-					wait "$spid" 2>/dev/null
-					cp "$DATA/$tag.txt" "$OUT/sched/"
-					bw=NaN
-					if [ "$rc" = 0 ] && perftest_clock_ok "$DATA/$tag-client.log"; then
-						bw=$(perftest_value "$DATA/$tag-client.log" bw)
-					else
-						echo "sched: $tag failed (rc $rc) or its clock check did:" && cat "$DATA/$tag.out"
-					fi
-					echo "$1 $2,$mode,$pair,$bw,sched/$tag.txt" | tee -a "$OUT/sched.csv"
-				done
-			done
-		done
-		python3 "$TOP/bench/sched-sum.py" "$OUT/sched.csv" | tee "$OUT/sched.txt" ;;
+	sched | wake)
+		pairs_run "$c" ;;
 	*) echo "profile.sh: unknown case $c" >&2; exit 2 ;;
 	esac
 	rm -f "$DATA"/*.data

@@ -4,7 +4,9 @@
 # phase only (the samples between which packets flowed), gives per-packet
 # figures per mode and the median pair ratio ODP/pinned with its interval,
 # still reads sample files without the per-process columns, and compares
-# any two modes (the control: pinned against pinned again).
+# any two modes (the control: pinned against pinned again); and
+# bench/wake-sum.py (the wake case) counts each rxe task's activations, its
+# waits, the preemptions and the vCPUs each side held, from ftrace's text.
 source "$TOP/tests/lib/host.sh"
 d=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$d"' EXIT
@@ -45,18 +47,23 @@ for p in $(seq 8); do
 done
 python3 "$S" "$d/sched.csv" >"$d/out.txt" || fail "sched-sum.py exited $?"
 cat "$d/out.txt"
-field() { awk -v k="$1" -v c="$2" '$1 == k { print $c }' "$d/out.txt"; }
+# expect FILE METRIC COLUMN VALUE WHAT: a summary's figure is VALUE
+expect() {
+	local v
+	v=$(awk -v k="$2" -v c="$3" '$1 == k { print $c }' "$1")
+	[ "$v" = "$4" ] || fail "$5: $v, expected $4"
+}
 grep -q '^== c: 8 pairs$' "$d/out.txt" || fail "not 8 pairs"
-[ "$(field busy 2)" = 10 ] || fail "pinned busy per packet $(field busy 2), not 10 us (the set-up's CPU counted?)"
-[ "$(field busy 3)" = 11.5 ] || fail "ODP busy per packet $(field busy 3), not the median 11.5 us"
-[ "$(field busy 4)" = 1.15 ] || fail "busy pair ratio $(field busy 4), not 1.15"
-[ "$(field pps 4)" = 0.9 ] || fail "pps ratio $(field pps 4), not 0.9"
-[ "$(field cli_cpu 2)" = 3.33 ] || fail "client CPU per packet $(field cli_cpu 2), not 3.33 us"
-[ "$(field cli_nvcs 2)" = 10 ] || fail "client preemptions per 1000 packets $(field cli_nvcs 2), not 10"
-[ "$(field workers 2)" = 6.67 ] || fail "workers per packet $(field workers 2), not 6.67 us"
+expect "$d/out.txt" busy 2 10 "pinned busy per packet, us (the set-up's CPU counted?)"
+expect "$d/out.txt" busy 3 11.5 "ODP busy per packet, us (the median)"
+expect "$d/out.txt" busy 4 1.15 "busy pair ratio"
+expect "$d/out.txt" pps 4 0.9 "pps ratio"
+expect "$d/out.txt" cli_cpu 2 3.33 "client CPU per packet"
+expect "$d/out.txt" cli_nvcs 2 10 "client preemptions per 1000 packets"
+expect "$d/out.txt" workers 2 6.67 "workers per packet"
 # the vCPUs each held: 6.67 and 3.33 us per packet at 10,000 packets/s
-[ "$(field wrk_cpus 2)" = 0.0667 ] || fail "workers' vCPUs $(field wrk_cpus 2), not 0.0667"
-[ "$(field cli_cpus 2)" = 0.0333 ] || fail "client's vCPUs $(field cli_cpus 2), not 0.0333"
+expect "$d/out.txt" wrk_cpus 2 0.0667 "workers' vCPUs"
+expect "$d/out.txt" cli_cpus 2 0.0333 "client's vCPUs"
 # the window runs from the first sample after packets rose to the last one
 # before they stopped: 4 of the 6 traffic intervals, so 40 of the 60 faults
 grep -q '^faulted in data phase, median \[min-max\]: pinned 0 \[0–0\]; odp 40 \[40–40\]$' "$d/out.txt" ||
@@ -103,3 +110,71 @@ awk '$1 == "busy" && $2 == 10 && $4 == 1.05' "$d/ctl.txt" | grep -q . ||
 python3 "$S" "$d/three.csv" >/dev/null 2>"$d/three.err" && fail "three modes accepted"
 grep -q 'not two' "$d/three.err" || fail "three modes: no clear error: $(cat "$d/three.err")"
 echo "sched-sum.py: data phase only, per-packet figures and pair ratios, old sample files, control: ok"
+
+# bench/wake-sum.py (profile.sh's wake case) on synthetic traces in ftrace's
+# text format.  Two vCPUs; the client (ib_read_bw-100) polls on CPU 0; every
+# 1 ms it queues the send task (its doorbell), whose kworker (pid 50) wakes
+# on CPU 0, preempts the client after WAKE us and runs EXEC us; that work
+# queues the recv task, run by kworker 51 on the idle CPU 1 for 300 us.
+# The server (ib_read_bw-101) sleeps throughout.  The trace spans 0.1 s.
+trace_file() { # file wake_us exec_us
+	awk -v wake="$2" -v exec="$3" 'function ev(comm, pid, cpu, t, what) {
+			printf "%16s-%-7d [%03d] d..2. %12.6f: %s\n", comm, pid, cpu, t / 1e6, what }
+		BEGIN {
+			print "# tracer: nop"
+			ev("swapper/0", 0, 0, 0, "sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=ib_read_bw next_pid=100 next_prio=120")
+			ev("ib_read_bw", 101, 1, 0, "sched_switch: prev_comm=ib_read_bw prev_pid=101 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120")
+			for (i = 0; i < 100; i++) {
+				t = 500 + i * 1000
+				ev("ib_read_bw", 100, 0, t, "workqueue_queue_work: work struct=00000000aaaa function=do_work [rdma_rxe] workqueue=rxe_wq req_cpu=8192 cpu=-1")
+				ev("ib_read_bw", 100, 0, t, "sched_waking: comm=kworker/u8:1 pid=50 prio=120 target_cpu=000")
+				ev("ib_read_bw", 100, 0, t, "sched_wakeup: comm=kworker/u8:1 pid=50 prio=120 target_cpu=000")
+				t += wake
+				ev("ib_read_bw", 100, 0, t, "sched_switch: prev_comm=ib_read_bw prev_pid=100 prev_prio=120 prev_state=R ==> next_comm=kworker/u8:1 next_pid=50 next_prio=120")
+				ev("kworker/u8:1", 50, 0, t, "workqueue_execute_start: work struct 00000000aaaa: function do_work [rdma_rxe]")
+				ev("kworker/u8:1", 50, 0, t + 10, "workqueue_queue_work: work struct=00000000bbbb function=do_work [rdma_rxe] workqueue=rxe_wq req_cpu=8192 cpu=-1")
+				ev("kworker/u8:1", 50, 0, t + 10, "sched_waking: comm=kworker/u8:2 pid=51 prio=120 target_cpu=001")
+				ev("kworker/u8:1", 50, 0, t + 10, "sched_wakeup: comm=kworker/u8:2 pid=51 prio=120 target_cpu=001")
+				ev("swapper/1", 0, 1, t + 30, "sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=kworker/u8:2 next_pid=51 next_prio=120")
+				ev("kworker/u8:2", 51, 1, t + 30, "workqueue_execute_start: work struct 00000000bbbb: function do_work [rdma_rxe]")
+				ev("kworker/u8:2", 51, 1, t + 330, "workqueue_execute_end: work struct 00000000bbbb: function do_work [rdma_rxe]")
+				ev("kworker/u8:2", 51, 1, t + 330, "sched_switch: prev_comm=kworker/u8:2 prev_pid=51 prev_prio=120 prev_state=I ==> next_comm=swapper/1 next_pid=0 next_prio=120")
+				ev("kworker/u8:1", 50, 0, t + exec, "workqueue_execute_end: work struct 00000000aaaa: function do_work [rdma_rxe]")
+				ev("kworker/u8:1", 50, 0, t + exec, "sched_switch: prev_comm=kworker/u8:1 prev_pid=50 prev_prio=120 prev_state=I ==> next_comm=ib_read_bw next_pid=100 next_prio=120")
+			}
+			ev("ib_read_bw", 100, 0, 100000, "sched_waking: comm=rcu_preempt pid=18 prio=120 target_cpu=000")
+		}' | gzip >"$1"
+}
+W=$TOP/bench/wake-sum.py
+mkdir -p "$d/w"
+echo "case,mode,pair,rc,bw_gbps,pkts,secs,trace" >"$d/wake.csv"
+for p in $(seq 6); do
+	trace_file "$d/w/p$p.gz" 5 200
+	trace_file "$d/w/o$p.gz" $((10 + 10 * (p % 2))) 250   # ODP: waits 10-20 us, runs 250
+	# 10 packets per ms: 1000 in the trace's 0.1 s
+	echo "c,pinned,$p,0,1.0,2000,0.2,w/p$p.gz" >>"$d/wake.csv"
+	echo "c,odp,$p,0,0.9,2000,0.2,w/o$p.gz" >>"$d/wake.csv"
+done
+echo "c,odp,7,1,NaN,2000,0.2,w/o1.gz" >>"$d/wake.csv"   # a failed run: left out
+python3 "$W" "$d/wake.csv" >"$d/wake.txt" || fail "wake-sum.py exited $?"
+cat "$d/wake.txt"
+grep -q '^== c: 6 pairs$' "$d/wake.txt" || fail "wake-sum.py: not 6 pairs"
+expect "$d/wake.txt" send_queued 2 100 "send task's activations per 1000 packets"
+expect "$d/wake.txt" send_by_cli 2 100 "send task queued by the client"
+expect "$d/wake.txt" recv_by_wrk 2 100 "recv task queued by a worker"
+expect "$d/wake.txt" send_pkts 2 10 "packets per send activation"
+expect "$d/wake.txt" send_exec_us 2 200 "a send activation, us"
+expect "$d/wake.txt" send_exec_us 3 250 "an ODP send activation, us"
+expect "$d/wake.txt" recv_exec_us 2 300 "a recv activation, us"
+expect "$d/wake.txt" send_qlat_us 2 5 "send task's queue to start, us"
+expect "$d/wake.txt" recv_qlat_us 2 20 "recv task's queue to start, us"
+# pairs 1, 3, 5 wait 20 us, 2, 4, 6 10 us: the ratios 4 and 2, median 3
+expect "$d/wake.txt" send_qlat_us 4 3 "send task's queue-to-start ratio"
+expect "$d/wake.txt" cli_preempted_by_wrk 2 100 "client preemptions by a worker"
+expect "$d/wake.txt" wrk_wakeups_on_cli 2 100 "wake-ups on the client's vCPU"
+expect "$d/wake.txt" wrk_wakeups_on_idle 2 100 "wake-ups on an idle vCPU"
+# worker time: 200 + 300 us per ms over the 0.1 s: 0.5 vCPUs, 50 us per packet
+expect "$d/wake.txt" cpus_wrk 2 0.5 "workers' vCPUs"
+expect "$d/wake.txt" wrk_run_us 2 50 "workers' time per packet"
+expect "$d/wake.txt" cpus_srv 2 0 "vCPUs the sleeping server held"
+echo "wake-sum.py: per-task activations, waits, preemptions and shares: ok"
