@@ -281,7 +281,7 @@ static void write_imm_recv(uint64_t L, unsigned int mtu, uint64_t kL, uint64_t k
 void m_eval(const struct m_view *v, const struct m_qp *rq, const struct m_qp *rs,
 	    const struct m_req *r, const struct m_recv *rv, struct m_out *o)
 {
-	uint64_t L = m_msg_len(r), kL = M_INF, kR = M_INF, va;
+	uint64_t L = m_msg_len(r), kL = M_INF, kR = M_INF;
 	unsigned int mtu = rq->mtu;
 	uint32_t sR = 0, sRecv = 0, sL = M_ST(MS_LOC_PROT_ERR);
 	int enospc, mi;
@@ -428,38 +428,34 @@ void m_eval(const struct m_view *v, const struct m_qp *rq, const struct m_qp *rs
 		unsigned int qacc = r->op == M_ATOMIC_WRITE ? MA_REMOTE_WRITE : MA_REMOTE_ATOMIC;
 
 		o->remote_written = 1;
-		if (!(rs->access & qacc) || rs->max_dest_rd_atomic == 0) {
-			o->req = M_ST(MS_REM_INV_REQ_ERR);
-			return;
-		}
-		mi = m_lookup(v, r->rkey, rs->pd, qacc);
-		if (mi < 0 || m_mr_reach(v, &(struct m_mr){ .iova = v->mr[mi].iova,
-							    .len = v->mr[mi].len },
-					 r->raddr, 8, 0) < 8) {
-			o->req = M_ST(MS_REM_ACCESS_ERR);
-			return;
-		}
-		/* alignment is the address's in the owner's memory (A19.4.2) */
-		va = v->mr[mi].addr + (r->raddr - v->mr[mi].iova);
-		if (va & 7) {
-			o->req = M_ST(MS_REM_INV_REQ_ERR);
-			return;
-		}
-		if (m_mr_reach(v, &v->mr[mi], r->raddr, 8, 1) < 8) {
-			o->req = M_ST(MS_REM_ACCESS_ERR);
-			return;
-		}
-		if (r->op == M_ATOMIC_WRITE) {
-			o->req = M_ST(MS_SUCCESS);
-			return;
-		}
+		sL = 0;
 		/* the original value goes to the local SGEs: 8 bytes */
-		if (L < 8)
-			o->req = M_ST(MS_LOC_PROT_ERR);
-		else
-			o->req = m_sg_reach(v, rq->pd, r->sge, r->nsge, 8, MA_LOCAL_WRITE, 1,
-					    &enospc) == M_INF ?
-				 M_ST(MS_SUCCESS) : M_ST(MS_LOC_PROT_ERR);
+		if (r->op != M_ATOMIC_WRITE &&
+		    (L < 8 || m_sg_reach(v, rq->pd, r->sge, r->nsge, 8, MA_LOCAL_WRITE, 1,
+				       &enospc) != M_INF))
+			sL = M_ST(MS_LOC_PROT_ERR);
+		if (!(rs->access & qacc) || rs->max_dest_rd_atomic == 0) {
+			sR = M_ST(MS_REM_INV_REQ_ERR);
+		} else if ((mi = m_lookup(v, r->rkey, rs->pd, qacc)) < 0 ||
+			   m_mr_reach(v, &(struct m_mr){ .iova = v->mr[mi].iova,
+						     .len = v->mr[mi].len },
+				      r->raddr, 8, 0) < 8) {
+			sR = M_ST(MS_REM_ACCESS_ERR);
+		} else if ((v->mr[mi].addr + (r->raddr - v->mr[mi].iova)) & 7) {
+			/* alignment is the address's in the owner's memory (A19.4.2) */
+			sR = M_ST(MS_REM_INV_REQ_ERR);
+		} else if (m_mr_reach(v, &v->mr[mi], r->raddr, 8, 1) < 8) {
+			sR = M_ST(MS_REM_ACCESS_ERR);
+		}
+		/* the responder's failure first; else the completer's store */
+		o->req = sR ? sR : sL ? sL : M_ST(MS_SUCCESS);
+		/*
+		 * The responder does the atomic, the completer stores the
+		 * original value later: an MR changed between the two (the
+		 * same MR deregistered, both sides in it) fails the store
+		 * alone, after a remote side that worked.
+		 */
+		o->req_split = sR | sL;
 		return;
 	}
 

@@ -227,6 +227,25 @@ static void test_atomics_flush(void)
 	/* the remote atomic happens, then the result cannot be stored */
 	r = rq1(M_CAS, BASE + 30 * M_PAGE, 8, 0x403, BASE + 8 * M_PAGE, 0x201);
 	CHECK(req_st(&rc, &r, NULL) == M_ST(MS_LOC_PROT_ERR));
+	/* the target MR is the result's too, and it is gone: the remote
+	 * failure first; an MR deregistered between the responder's atomic
+	 * and the completer's store fails the store alone */
+	{
+		struct m_out o;
+
+		r = rq1(M_FADD, 0x10100, 8, 0x999, 0x10100, 0x999);
+		m_eval(&view, &rc, &rc, &r, NULL, &o);
+		CHECK(o.req == M_ST(MS_REM_ACCESS_ERR));
+		CHECK(o.req_split == (M_ST(MS_REM_ACCESS_ERR) | M_ST(MS_LOC_PROT_ERR)));
+		r = rq1(M_FADD, 0x10100, 8, 0x100, BASE + 8 * M_PAGE, 0x201);
+		m_eval(&view, &rc, &rc, &r, NULL, &o);
+		CHECK(o.req == M_ST(MS_SUCCESS) && o.req_split == 0);
+		/* ATOMIC WRITE stores nothing locally */
+		r.op = M_ATOMIC_WRITE;
+		r.rkey = 0x999;
+		m_eval(&view, &rc, &rc, &r, NULL, &o);
+		CHECK(o.req == M_ST(MS_REM_ACCESS_ERR) && o.req_split == M_ST(MS_REM_ACCESS_ERR));
+	}
 	/* no responder resources */
 	q.max_dest_rd_atomic = 0;
 	r = rq1(M_FADD, 0x10100, 8, 0x100, BASE + 8 * M_PAGE, 0x201);
