@@ -15,9 +15,12 @@ over the trace's span, with packets counted by rxe0's sent_pkts around it:
                other unbound kworker), srv (the perftest server), oth
                (everything else), idle
   TASK_run_us  TASK's CPU time per packet, us
-  ITEM_*       per rxe task (the work items of do_work): send is the one the
-               client queues most (its QP's send task: requester and
-               completer), recv the other (the server QP's responder)
+  ITEM_*       per rxe task (the work items of do_work): send is the
+               client QP's send task (requester and completer), recv the
+               server QP's responder.  A run's two tasks are told apart by
+               the length of their activations, and named by which of the
+               two the client's doorbell queues in most runs of the case
+               (long_* and short_* when it queues neither)
     _queued    times per 1000 packets it was queued (rxe_sched_task() found
                it idle: each one a new activation, every packet between two
                of them handled by one run of the loop in do_task())
@@ -159,9 +162,11 @@ def run_figures(ev, kpkt):
         f[key] = v / kpkt
     for key, v in lat.items():
         f[key] = 1e6 * median(v)
-    # the client QP's send task is the work item the client queues most
-    order = sorted(works, key=lambda w: -works[w]["by"]["cli"])
-    for w, tag in zip(order, ("send", "recv")):
+    # rxe's two tasks, told apart by their activations' length (in these
+    # loopback cases one runs ~100x longer than the other); main() names
+    # them send and recv by which of the two the client queues in the case
+    order = sorted(works, key=lambda w: -median(works[w]["exec"]) if works[w]["exec"] else 0)
+    for w, tag in zip(order, ("long", "short")):
         d = works[w]
         q = sum(d["by"].values())
         f[tag + "_queued"] = q / kpkt
@@ -204,6 +209,20 @@ def main(argv):
         return 1
     a, b = modes
     for case in sorted({c for c, _, _ in per}):
+        # the client's QP's send task (requester and completer) is the one
+        # the client's doorbell queues; the other is the server QP's
+        # responder.  By the vote of the runs in which the client queued one
+        # more often than the other (in some it queues neither: its task
+        # stays busy); without a vote the names stay long and short.
+        vote = sum((v.get("long_by_cli", 0) > v.get("short_by_cli", 0)) -
+                   (v.get("long_by_cli", 0) < v.get("short_by_cli", 0))
+                   for (c, _, _), v in per.items() if c == case)
+        names = {"long": "send", "short": "recv"} if vote > 0 else \
+            {"long": "recv", "short": "send"} if vote < 0 else {}
+        for (c, p, m), v in list(per.items()):
+            if c == case and names:
+                per[(c, p, m)] = {(names[k.split("_")[0]] + k[k.index("_"):]
+                                   if k.split("_")[0] in names else k): x for k, x in v.items()}
         pairs = sorted({p for c, p, _ in per if c == case and (c, p, a) in per and (c, p, b) in per},
                        key=int)
         print("== %s: %d pairs" % (case, len(pairs)))
