@@ -180,6 +180,29 @@ def run_figures(ev, kpkt):
     return f
 
 
+def name_tasks(per, case):
+    """Rename the long_* and short_* figures of the case's runs to send_*
+    and recv_*.  The client's QP's send task (requester and completer) is
+    the one the client's doorbell queues; the other is the server QP's
+    responder.  By the vote of the runs in which the client queued one more
+    often than the other (in some it queues neither: its task stays busy);
+    without a vote the names stay long and short."""
+    vote = sum((v.get("long_by_cli", 0) > v.get("short_by_cli", 0)) -
+               (v.get("long_by_cli", 0) < v.get("short_by_cli", 0))
+               for (c, _, _), v in per.items() if c == case)
+    if not vote:
+        return
+    names = {"long": "send", "short": "recv"} if vote > 0 else {"long": "recv", "short": "send"}
+
+    def renamed(k):
+        head, sep, rest = k.partition("_")
+        return names.get(head, head) + sep + rest
+
+    for key, v in per.items():
+        if key[0] == case:
+            per[key] = {renamed(k): x for k, x in v.items()}
+
+
 def main(argv):
     if len(argv) < 2 or argv[1] in ("-h", "--help"):
         print(__doc__.strip())
@@ -200,29 +223,18 @@ def main(argv):
             f = run_figures(ev, pps * span / 1e3)
             f["bw"], f["pps"] = float(r["bw_gbps"]), pps
             per[(r["case"], r["pair"], r["mode"])] = f
-            if "--runs" in argv:
-                print(r["case"], r["mode"], r["pair"],
-                      " ".join("%s=%s" % (key, fmt(v)) for key, v in sorted(f.items())))
+    cases = sorted({c for c, _, _ in per})
+    for case in cases:
+        name_tasks(per, case)
+    if "--runs" in argv:
+        for (c, p, m), f in per.items():
+            print(c, m, p, " ".join("%s=%s" % (key, fmt(v)) for key, v in sorted(f.items())))
     if len(modes) != 2:
         print("wake-sum.py: %s has %d modes (%s), not two" % (argv[1], len(modes), " ".join(modes)),
               file=sys.stderr)
         return 1
     a, b = modes
-    for case in sorted({c for c, _, _ in per}):
-        # the client's QP's send task (requester and completer) is the one
-        # the client's doorbell queues; the other is the server QP's
-        # responder.  By the vote of the runs in which the client queued one
-        # more often than the other (in some it queues neither: its task
-        # stays busy); without a vote the names stay long and short.
-        vote = sum((v.get("long_by_cli", 0) > v.get("short_by_cli", 0)) -
-                   (v.get("long_by_cli", 0) < v.get("short_by_cli", 0))
-                   for (c, _, _), v in per.items() if c == case)
-        names = {"long": "send", "short": "recv"} if vote > 0 else \
-            {"long": "recv", "short": "send"} if vote < 0 else {}
-        for (c, p, m), v in list(per.items()):
-            if c == case and names:
-                per[(c, p, m)] = {(names[k.split("_")[0]] + k[k.index("_"):]
-                                   if k.split("_")[0] in names else k): x for k, x in v.items()}
+    for case in cases:
         pairs = sorted({p for c, p, _ in per if c == case and (c, p, a) in per and (c, p, b) in per},
                        key=int)
         print("== %s: %d pairs" % (case, len(pairs)))
