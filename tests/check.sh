@@ -138,8 +138,13 @@ record() { # name rc seconds log
 			move_logs "$log" "$keep"
 			log=$keep
 		fi
-		failed+=("$name$at (rc $rc, log $log)")
-		say "$(printf 'FAIL  %-40s %4ss  rc=%s' "$name" "$secs" "$rc")"
+		# the test's own verdict (its last FAIL: line) on the lines a
+		# shortened copy of this output keeps: the FAIL line and the
+		# summary at the end
+		why=$(grep -a '^FAIL: ' "$log" | tail -1 | cut -c7- | cut -c1-200)
+		why=${why:+: $why}
+		failed+=("$name$at (rc $rc$why; log $log)")
+		say "$(printf 'FAIL  %-40s %4ss  rc=%s%s' "$name" "$secs" "$rc" "$why")"
 		show_tail "$log"
 		show_report "$log"
 		echo "-----"

@@ -53,16 +53,26 @@ export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:exitcode=66:log_path=$SANLOG
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$SANLOG/ubsan"
 export LSAN_OPTIONS="exitcode=66:print_suppressions=0:suppressions=$TOP/tests/lib/lsan-suppressions.txt"
 
+# san_dump: print every sanitizer report there is, and remove it (shown
+# once); 1 if there was one
+san_dump() {
+	local f rc=0
+	for f in "$SANLOG"/*; do
+		[ -e "$f" ] || continue
+		echo "----- $f"
+		cat "$f"
+		rm -f "$f"
+		rc=1
+	done
+	return $rc
+}
+# A test that fails on another check (a tool's exit status: ASan exits 66,
+# a crash 128 + its signal) must still show the report that explains it.
+trap 'san_dump' EXIT
+
 # san_check WHAT: fail if any sanitizer wrote a report
 san_check() {
-	local f
-	if [ -n "$(ls -A "$SANLOG")" ]; then
-		for f in "$SANLOG"/*; do
-			echo "----- $f"
-			cat "$f"
-		done
-		fail "sanitizer report during $1 (above)"
-	fi
+	san_dump || fail "sanitizer report during $1 (above)"
 }
 
 # step WHAT CMD...: run CMD, fail on a non-zero exit or a sanitizer report

@@ -198,14 +198,15 @@ static const char *wr_describe(const struct wrrec *w, char *b, size_t len)
 	size_t n = 0;
 	int i;
 
-	n += (size_t)snprintf(b + n, len - n, "%s path %d nsge %d%s len %llu%s%s%s%s%s (post "
+	n += (size_t)snprintf(b + n, len - n, "%s path %d nsge %d%s len %llu%s%s%s%s%s%s (post "
 			      "allowed 0x%x recv 0x%x):", m_op_name[w->req.op], w->req.path,
 			      w->req.nsge, w->req.inl ? " inline" : "",
 			      (unsigned long long)w->out.len, w->rnr_possible ? " rnr-possible" : "",
 			      w->conflict & CF_OVERLAP ? " conflict" : "",
 			      w->conflict & CF_TAINT ? " tainted" : "",
 			      w->conflict & CF_LATE ? " late-target" : "",
-			      w->conflict & CF_RECV ? " recv-posted-over" : "", w->out.req, w->out.recv);
+			      w->conflict & CF_RECV ? " recv-posted-over" : "",
+			      w->conflict & CF_SELF ? " self-overlap" : "", w->out.req, w->out.recv);
 	for (i = 0; i < w->req.nsge && i < M_MAX_SGE && n < len; i++) {
 		char pg[48];
 
@@ -345,12 +346,6 @@ static void pend_add(const struct span *s, int n, int d)
 	}
 }
 
-static int spans_overlap(const struct span *a, const struct span *b)
-{
-	return a->g == b->g && a->off / VF_BLK <= (b->off + b->len - 1) / VF_BLK &&
-	       b->off / VF_BLK <= (a->off + a->len - 1) / VF_BLK;
-}
-
 static int pend_busy(const struct span *s, int n)
 {
 	int i;
@@ -404,7 +399,7 @@ static int spans_hit(const struct span *a, int na, const struct span *b, int nb,
 
 	for (i = 0; i < na; i++)
 		for (j = 0; j < nb; j++)
-			if ((b[j].dest || !b_dest) && spans_overlap(&a[i], &b[j]))
+			if ((b[j].dest || !b_dest) && vf_spans_overlap(&a[i], &b[j]))
 				return 1;
 	return 0;
 }
@@ -1364,6 +1359,10 @@ static void gen_one(struct rng *r)
 			w->conflict |= CF_TAINT;
 	if (late_busy(w->sp, w->nsp))
 		w->conflict |= CF_LATE;
+	if (vf_spans_self_overlap(w->sp, w->nsp)) {
+		w->conflict |= CF_SELF;
+		W.st.self_overlap++;
+	}
 	if (pend_busy(w->sp, w->nsp)) {
 		/* overlaps WRs in flight: none of them has a determined result;
 		 * nor have the messages that take a receive WQE it overlaps

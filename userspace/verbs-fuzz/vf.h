@@ -114,6 +114,33 @@ struct span {
 	int dest;			/* written by the access */
 };
 
+/* Do two spans reach a VF_BLK block in common (the grain of the in-flight
+ * accounting, struct region.pend)? */
+static inline bool vf_spans_overlap(const struct span *a, const struct span *b)
+{
+	return a->g == b->g && a->off / VF_BLK <= (b->off + b->len - 1) / VF_BLK &&
+	       b->off / VF_BLK <= (a->off + a->len - 1) / VF_BLK;
+}
+
+/*
+ * Does a WR write memory it also reaches another way: a WRITE whose target
+ * overlaps its own source, a READ into the range it reads, an atomic whose
+ * result SGE overlaps its target?  Its packets read and write those bytes in
+ * an order no one sets (how far the requester runs ahead of the responder):
+ * a WRITE's target past the overlap gets old or new bytes.  pend_busy() at
+ * post does not see it: the WR's own spans are not pending yet.
+ */
+static inline bool vf_spans_self_overlap(const struct span *s, int n)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if ((s[i].dest || s[j].dest) && vf_spans_overlap(&s[i], &s[j]))
+				return true;
+	return false;
+}
+
 /* Why a WR's (or a receive WQE's) data has no determined value: the
  * reasons its data check is left out for, as a report names them. */
 enum {
@@ -123,6 +150,8 @@ enum {
 				 * lives: packets it sent may still be written */
 	CF_RECV = 1 << 3,	/* a receive WQE posted over it while it was in flight,
 				 * or over whose buffers it was posted */
+	CF_SELF = 1 << 4,	/* it writes memory it also reads or writes by another
+				 * SGE or its remote range (vf_spans_self_overlap()) */
 };
 
 /* One span a failed WR's responder may still write (struct pair.late) */
@@ -228,6 +257,7 @@ struct stats {
 	uint64_t wrs, posted, post_err, cqe, cqe_err, recv_cqe, data_checked, data_bytes;
 	uint64_t chaos, chaos_kind[32], raced, pairs_made, regions_made, regs, deregs;
 	uint64_t canary_checks, ring_posts, qpex_posts, ud_delivered, ud_sent, hostile;
+	uint64_t self_overlap;		/* WRs left unchecked for CF_SELF */
 	uint64_t status[32];
 };
 
