@@ -161,6 +161,21 @@ def median_ci(xs, conf=0.95):
     return xs[k - 1], xs[n - k]
 
 
+def complete_pairs(keys, a, b):
+    """The pairs that have a run in both modes a and b, in numeric order,
+    of (pair, mode) keys: the profile summaries' pair tables."""
+    keys = set(keys)
+    return sorted({p for p, _ in keys if (p, a) in keys and (p, b) in keys}, key=int)
+
+
+def pair_ratio(va, vb):
+    """Per-pair ratios b/a of two figures listed pair by pair (a pair whose
+    a is 0 left out): their median and the 95 % interval of that median,
+    (median, low, high); nan where there is no pair (no interval below 6)."""
+    rat = [y / x for x, y in zip(va, vb) if x > 0]
+    return (median(rat),) + median_ci(rat)
+
+
 def fmt_ci(xs):
     lo, hi = median_ci(xs)
     return "%s–%s" % (fmt(lo), fmt(hi)) if ok(lo) else "n/a (%d pairs)" % len([x for x in xs if ok(x)])

@@ -69,7 +69,7 @@ import time
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import fmt, med_spread, median, median_ci, ok  # noqa: E402
+from report import complete_pairs, fmt, med_spread, median, ok, pair_ratio  # noqa: E402
 from report import fnum as num  # noqa: E402
 
 METRICS = ["bw", "pps", "cpus", "wall", "busy", "user", "system", "softirq", "idle", "wait", "ctxt",
@@ -237,14 +237,13 @@ def main(argv):
         return 1
     a, b = modes
     for case, by in runs.items():
-        pairs = sorted({p for p, _ in by if (p, a) in by and (p, b) in by}, key=int)
+        pairs = complete_pairs(by, a, b)
         print("== %s: %d pairs" % (case, len(pairs)))
         print("%-7s %12s %12s %10s %20s" % ("metric", a, b, "%s/%s" % (b, a), "95% interval"))
         for k in METRICS:
             med = {mode: median([v[k] for (p, md), v in by.items() if md == mode]) for mode in modes}
-            rat = [by[(p, b)][k] / by[(p, a)][k] for p in pairs if by[(p, a)][k] > 0]
-            lo, hi = median_ci(rat)
-            print("%-7s %12s %12s %10s %20s" % (k, fmt(med[a]), fmt(med[b]), fmt(median(rat)),
+            mid, lo, hi = pair_ratio([by[(p, a)][k] for p in pairs], [by[(p, b)][k] for p in pairs])
+            print("%-7s %12s %12s %10s %20s" % (k, fmt(med[a]), fmt(med[b]), fmt(mid),
                                                 "%s-%s" % (fmt(lo), fmt(hi))))
         for k in COUNTS:
             print("%s, median [min-max]: %s" % (k, "; ".join(

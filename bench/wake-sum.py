@@ -55,7 +55,7 @@ import sys
 from collections import Counter, defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import fmt, median, median_ci  # noqa: E402
+from report import complete_pairs, fmt, median, pair_ratio  # noqa: E402
 
 # "  comm-pid  [cpu] flags  time: event: fields"; comm may hold '-' and ' '
 LINE = re.compile(r"^\s*(.+)-(\d+)\s+\[(\d+)\]\s+\S+\s+([\d.]+):\s+(\w+):\s+(.*)$")
@@ -100,6 +100,9 @@ def parse(path):
 
 def run_figures(ev, kpkt):
     """The figures of one run's trace; kpkt: thousands of packets in it."""
+    # Two passes: the first only finds the client (the perftest process that
+    # ran longest), which the second's every figure is classed by; one pass
+    # would have to key each counter by pid and class them at the end.
     comm, ran, since = {}, Counter(), {}
     for t, cpu, name, a, b, pid, c in ev:
         if name == "sched_switch":
@@ -235,18 +238,15 @@ def main(argv):
         return 1
     a, b = modes
     for case in cases:
-        pairs = sorted({p for c, p, _ in per if c == case and (c, p, a) in per and (c, p, b) in per},
-                       key=int)
+        pairs = complete_pairs([(p, m) for c, p, m in per if c == case], a, b)
         print("== %s: %d pairs" % (case, len(pairs)))
         print("%-28s %10s %10s %10s %16s" % ("metric", a, b, "%s/%s" % (b, a), "95% interval"))
         keys = sorted({key for (c, _, _), v in per.items() if c == case for key in v})
         for key in keys:
             va = [per[(case, p, a)].get(key, 0.0) for p in pairs]
             vb = [per[(case, p, b)].get(key, 0.0) for p in pairs]
-            rat = [y / x for x, y in zip(va, vb) if x > 0]
-            lo, hi = median_ci(rat)
-            print("%-28s %10s %10s %10s %16s" % (key, fmt(median(va)), fmt(median(vb)),
-                                                fmt(median(rat)) if rat else "-",
+            mid, lo, hi = pair_ratio(va, vb)
+            print("%-28s %10s %10s %10s %16s" % (key, fmt(median(va)), fmt(median(vb)), fmt(mid),
                                                 "%s-%s" % (fmt(lo), fmt(hi))))
     return 0
 
