@@ -324,15 +324,16 @@ static void progress(void)
 			n += snprintf(kinds + n, sizeof(kinds) - (size_t)n, " %s:%llu",
 				      chaos_kind_name(i), (unsigned long long)W.st.chaos_kind[i]);
 	vf_log("ops %llu posted %llu (refused %llu, ring %llu, qp_ex %llu) cqe %llu (errors %llu) "
-	       "recv %llu ud-delivered %llu data-checked %llu (%llu bytes) raced %llu self-overlap %llu "
-	       "pairs %llu regions %llu regs %llu canary-checks %llu chaos %llu:%s",
+	       "recv %llu ud-delivered %llu data-checked %llu (%llu bytes) raced %llu "
+	       "self-overlap %llu pairs %llu regions %llu regs %llu canary-checks %llu chaos %llu:%s",
 	       (unsigned long long)W.ops, (unsigned long long)W.st.posted,
 	       (unsigned long long)W.st.post_err, (unsigned long long)W.st.ring_posts,
 	       (unsigned long long)W.st.qpex_posts, (unsigned long long)W.st.cqe,
 	       (unsigned long long)W.st.cqe_err, (unsigned long long)W.st.recv_cqe,
 	       (unsigned long long)W.st.ud_delivered, (unsigned long long)W.st.data_checked,
 	       (unsigned long long)W.st.data_bytes, (unsigned long long)W.st.raced,
-	       (unsigned long long)W.st.self_overlap, (unsigned long long)W.st.pairs_made, (unsigned long long)W.st.regions_made,
+	       (unsigned long long)W.st.self_overlap, (unsigned long long)W.st.pairs_made,
+	       (unsigned long long)W.st.regions_made,
 	       (unsigned long long)W.st.regs, (unsigned long long)W.st.canary_checks,
 	       (unsigned long long)W.st.chaos, kinds);
 }
