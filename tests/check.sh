@@ -32,10 +32,10 @@
 # A test passes with exit 0, is skipped with exit 77 (it prints "SKIP: reason"),
 # and fails otherwise (its last "FAIL: reason" line, from fail, is repeated on
 # its FAIL line and in the "failed:" summary); a guest test also fails when
-# the guest console shows kernel trouble.  A guest run that tests/vm/run calls void (exit 75: the
-# guest's clock jumped with the host's TSC because the host VM was paused or
-# moved, which sets off the guest's stall detectors) is reported as VOID with
-# its evidence and run once more; only the second run counts.  A guest test may carry a line "# vm-args: ..." with options
+# the guest console shows kernel trouble.  A guest run that tests/vm/run calls
+# void (exit 75: the guest's clock jumped with the host's TSC because the host
+# VM was paused or moved, which sets off the guest's stall detectors) is
+# reported as VOID with its evidence and run once more; only the second run counts.  A guest test may carry a line "# vm-args: ..." with options
 # for tests/vm/run (e.g. --rxe stock, -m 3G).  A guest test with a line
 # "# debug-kernel: [options]" runs a second time, as debug/<test>, on the debug
 # kernel (KASAN, lockdep, ...: tests/vm/run --kernel debug, after the vm-args,
