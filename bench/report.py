@@ -551,9 +551,11 @@ class Report:
                 cases.append(r["case"])
         rows, meds, states, counts, wrong = [], [], [], [], {}
         for case in cases:
-            p = raw.by_run(sec="steady", case=case, mode="pinned")
-            o = raw.by_run(sec="steady", case=case, mode="odp")
-            size = raw.get(sec="steady", case=case)[0]["size"]
+            # tag "-" only: the reg step's implicit-vs-explicit rows share
+            # this section, case names and run numbers (tag "implicit")
+            p = raw.by_run(sec="steady", case=case, mode="pinned", tag="-")
+            o = raw.by_run(sec="steady", case=case, mode="odp", tag="-")
+            size = raw.get(sec="steady", case=case, tag="-")[0]["size"]
             rat = paired_ratios(o, p)  # pinned time / odp time
             mr = median(rat)
             br = best_ratio(list(o.values()), list(p.values()))
@@ -563,7 +565,7 @@ class Report:
             if op == "atomic":
                 # value = pass time per atomic (µs); odp-bench checked every
                 # fetched value and final word (value-error: wrong words per MR)
-                checks = raw.values(sec="steady", case=case + "-value-error")
+                checks = raw.values(sec="steady", case=case + "-value-error", tag="-")
                 wrong[case] = sum(checks) if checks else float("nan")
                 if wrong[case]:
                     v = "**wrong values**: %s words" % fmt_n(wrong[case]) if ok(wrong[case]) else \
@@ -578,7 +580,7 @@ class Report:
                          med_spread(mbps(o)) + " MB/s"]
             rows.append(cells + ["%d" % len(rat), med_spread(rat), fmt_ci(rat) if rat else "-", v])
             self.add("steady", case, size, median(p.values()), median(o.values()), mr,
-                     raw.get(sec="steady", case=case)[0]["unit"],
+                     raw.get(sec="steady", case=case, tag="-")[0]["unit"],
                      "ratio=median per-pair pinned time/odp time over %d pairs; 95%% interval %s; best vs best %s"
                      % (len(rat), fmt_ci(rat), fmt(br, 4)))
             if rat:

@@ -49,6 +49,12 @@ for case, f in (("write-4096", lambda i: 1.00 + (i % 5) / 100), ("read-4096", la
         rows.append("steady,%s,odp,2097152,-,%d,%.3f,%s" % (case, run, t / f(run), unit))
     if unit != "us":
         rows += ["steady,%s-value-error,%s,2097152,-,0,0,words" % (case, m) for m in ("pinned", "odp")]
+# The reg step's implicit-vs-explicit pairs share the section, the case and
+# the run numbers (tag "implicit"), as in a whole `make bench`: taken for the
+# steady pairs, WRITE 4 KiB would read 0.5, not met.
+for run in range(1, 21):
+    rows += ["steady,write-4096,odp,2097152,implicit,%d,2000,us" % run,
+             "steady,write-4096,implicit,2097152,implicit,%d,2000,us" % run]
 rows += ["pressure,exit,odp,32M,limit-50,1,0,status", "pressure,corrupt-cpu,odp,33554432,limit-50,1,0,bytes",
          "pressure,corrupt-rdma,odp,33554432,limit-50,1,0,bytes"]
 open(sys.argv[1], "w").write("\n".join(rows) + "\n")
