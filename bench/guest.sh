@@ -990,10 +990,12 @@ run_faultcost() {
 # ---------------------------------------------------------------- main
 # What a step is expected to take, in seconds, under TCG on an idle 2-core
 # host: per-unit costs (a perftest run, a pair of passes, an aging run, ...)
-# measured in earlier runs, times this run's repetitions.  The progress line
-# scales the sum of the steps left by the pace so far (time taken / expected
-# time of the finished steps), so the costs need only be right relative to
-# each other.
+# times this run's repetitions.  The costs are those of the whole bench of
+# 2026-12-06 on an idle host (bench/results/2026-12-06-e314b38.md, 77 min;
+# the meta's secs_<step>), which the estimate before them put at 137 min.  The
+# progress line scales the sum of the steps left by the pace so far (time
+# taken / expected time of the finished steps), so a slower host only
+# needs the costs right relative to each other.
 nw() { NW=$#; } # NW = the number of words of its arguments (no fork: TCG forks are slow)
 expect_secs() { # STEP: EXP = its expected seconds
 	local nb
@@ -1001,29 +1003,29 @@ expect_secs() { # STEP: EXP = its expected seconds
 	case $1 in
 	perftest)
 		nw $PT_BW; nb=$NW; nw $PT_SIZES; nb=$((nb * NW)); nw $PT_LAT
-		EXP=$((PT_RUNS * (nb + NW) * 2 * (${PT_DUR:-1} + 3))) ;;
-	ptsides) nw $PT_BW; EXP=$((PT_RUNS * NW * 3 * (${PT_DUR:-1} + 3))) ;;
-	steady) nw $STEADY_CHUNKS; EXP=$((NW * 3 * STEADY_REPS * 7 / 10 + 5)) ;;
-	reg) EXP=$((10 + REG_REPS * 2 + REG_BIG * 15 + REG_FRESH_REPS * 12 + REG_MEM_REPS * 10 + REG_IMPL_REPS * 8)) ;;
-	chunk) nw ${CHUNK_SHIFTS//,/ }; EXP=$((CHUNK_REPS * NW * 5 + 10)) ;;
-	pass) nw $PASS_VARIANTS; EXP=$((NW * PASS_REPS + 5)) ;;
-	batch) EXP=$((5 * 2 * BATCH_REPS * 3 / 2 + 5)) ;;
-	faultcost) nw ${FC_AHEAD//,/ }; EXP=$((FC_PAIRS * NW * 4 + 10)) ;;
-	prefetch) nw $PF_VARIANTS; EXP=$((NW * 3 * PF_REPS * 3 + 5)) ;;
-	inval) nw $INVAL_VARIANTS; EXP=$((NW * INVAL_REPS + 5)) ;;
+		EXP=$((PT_RUNS * (nb + NW) * 2 * (${PT_DUR:-1} + 2))) ;;
+	ptsides) nw $PT_BW; EXP=$((PT_RUNS * NW * 3 * (${PT_DUR:-1} + 2))) ;;
+	steady) nw $STEADY_CHUNKS; EXP=$((NW * 3 * STEADY_REPS / 14 + 1)) ;;
+	reg) EXP=$((5 + REG_REPS * 6 / 10 + REG_BIG * 5 + REG_FRESH_REPS * 4 + REG_MEM_REPS * 3 + REG_IMPL_REPS * 2)) ;;
+	chunk) nw ${CHUNK_SHIFTS//,/ }; EXP=$((CHUNK_REPS * NW * 2 + 10)) ;;
+	pass) nw $PASS_VARIANTS; EXP=$((NW * PASS_REPS / 6 + 2)) ;;
+	batch) EXP=$((5 * 2 * BATCH_REPS / 4 + 1)) ;;
+	faultcost) nw ${FC_AHEAD//,/ }; EXP=$((FC_PAIRS * NW * 3 + 30)) ;;
+	prefetch) nw $PF_VARIANTS; EXP=$((NW * 3 * PF_REPS * 3 / 4 + 6)) ;;
+	inval) nw $INVAL_VARIANTS; EXP=$((NW * INVAL_REPS / 6 + 1)) ;;
 	pressure)
 		# a pinned run without a limit, two pinned runs per limit, and per
-		# pair an unlimited ODP run (~WS/8 s for WS in MiB) and one under
-		# the limit, slower the lower it is (~WS * 20 / PCT s)
+		# pair an unlimited ODP run (~WS/24 s for WS in MiB) and one under
+		# the limit, slower the lower it is (~WS * 7 / PCT s)
 		local ws=${PRESS_WS%[MG]} pct
 		[ "${PRESS_WS: -1}" = G ] && ws=$((ws << 10))
 		EXP=10
 		for pct in $PRESS_PCTS; do
-			EXP=$((EXP + 8 + PRESS_PAIRS * (ws * 20 / pct + ws / 8 + 4)))
+			EXP=$((EXP + 4 + PRESS_PAIRS * (ws * 7 / pct + ws / 24 + 2)))
 		done ;;
-	aging) nw $AGING_LRUS; EXP=$((NW * AGING_RUNS * 35)) ;;
+	aging) nw $AGING_LRUS; EXP=$((NW * AGING_RUNS * 7 + 4)) ;;
 	agingpt) EXP=$((PTA_PAIRS * 2 * (PTA_DUR + 8))) ;;
-	young) EXP=$((YOUNG_REPS * 45 + 30)) ;;
+	young) EXP=$((YOUNG_REPS * 40 + 23)) ;;
 	*) EXP=60 ;;
 	esac
 }

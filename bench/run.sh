@@ -14,11 +14,11 @@
 # 50 % and 25 % of its working set, each in pairs with an unlimited ODP run
 # (throughput ratio, swap-ins/outs per run, corrupt bytes), and pinned once
 # per limit (OOM-killed as root, refused under RLIMIT_MEMLOCK).  Takes about
-# 80 minutes in the guest on an idle host (perftest about 30 of them, at 20
-# pairs; ptsides, ODP on one side only, about 13, at 20 triples; pressure
-# about 6, at 6 pairs per limit), then about 30 for the pair
-# step (estimates from per-unit costs of earlier runs: the progress lines
-# print them).  Progress: "step i of n: NAME, elapsed T, about
+# 67 minutes in the guest on an idle host (perftest about 30 of them, at 20
+# pairs; ptsides, ODP on one side only, about 12, at 20 triples; young about
+# 6, faultcost and agingpt about 4 each), then about 10 for the pair step:
+# 77 minutes in all on 2026-12-06 (the per-step costs in bench/guest.sh come
+# from that run).  Progress: "step i of n: NAME, elapsed T, about
 # R left" on stderr at every step (the estimate: each step's expected time
 # under TCG, scaled by the pace of the steps so far).
 # Host load: /proc/loadavg before and after, and every BENCH_LOAD_INTERVAL
@@ -37,8 +37,8 @@
 # tests/vm/pair (guest a: our rdma_rxe, the perftest server, pinned vs --odp,
 # without and with a memory limit; guest b: the client, BENCH_PAIR_B = ours
 # (default) or stock), bench/pair-guest.sh in both; its rows join the same
-# raw.csv and report (about 15 minutes; BENCH_PAIR_RUNS=N pairs per case, default 6,
-# the fewest that give a 95 % interval: a pair of two-guest runs takes about a minute).
+# raw.csv and report (about 10 minutes; BENCH_PAIR_RUNS=N pairs per case, default 6,
+# the fewest that give a 95 % interval: a pair of two-guest runs takes about 1.5 minutes).
 # BENCH_TIMEOUT: the one-guest boot's limit in seconds (default 7200).  The
 # guest's BENCH_* settings (bench/guest.sh: BENCH_PT_RUNS, BENCH_STEADY_REPS,
 # ...) are passed on from this environment.
@@ -78,10 +78,11 @@ total=$(wc -w <<<"${STEPS:-$all}")
 pair_runs=${BENCH_PAIR_RUNS:-6}
 [ -n "$SMOKE" ] && pair_runs=1
 # the pair step's expected time: 3 programs x 2 conditions x 2 modes per pair,
-# about 25 s a run under TCG (the two guests in lockstep, -D 2), plus the boots
+# about 8 s a run under TCG (the two guests in lockstep, -D 2), plus the boots
+# (608 s for 6 pairs on the idle host of 2026-12-06)
 pair_secs=0
 if [[ " ${STEPS:-$all} " = *" pair "* ]]; then
-	pair_secs=$((pair_runs * 12 * 25 + 60))
+	pair_secs=$((pair_runs * 12 * 8 + 30))
 	[ -n "$SMOKE" ] && pair_secs=120
 fi
 mmss() { printf "%dm%02ds" $(($1 / 60)) $(($1 % 60)); }
