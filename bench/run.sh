@@ -38,7 +38,7 @@
 # without and with a memory limit; guest b: the client, BENCH_PAIR_B = ours
 # (default) or stock), bench/pair-guest.sh in both; its rows join the same
 # raw.csv and report (about 10 minutes; BENCH_PAIR_RUNS=N pairs per case, default 6,
-# the fewest that give a 95 % interval: a pair of two-guest runs takes about 1.5 minutes).
+# the fewest that give a 95 % interval: a pair of two-guest runs takes about 17 s).
 # BENCH_TIMEOUT: the one-guest boot's limit in seconds (default 7200).  The
 # guest's BENCH_* settings (bench/guest.sh: BENCH_PT_RUNS, BENCH_STEADY_REPS,
 # ...) are passed on from this environment.
