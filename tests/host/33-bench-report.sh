@@ -433,4 +433,30 @@ rm -f "$d/hostload.csv"
 /usr/bin/python3 "$R" "$d" "$d/out" >/dev/null 2>&1 || fail "report.py without host load failed"
 MD=$(cat "$d/out.md")
 has "no load recorded" "the host's load was not recorded"
+# bench/pool.py: two runs that each leave a case undecided (14 pairs at 0.95,
+# 6 at 0.99: the interval 0.95-0.99) decide it together (28 and 12: not met);
+# the steady step's pairs only, not the reg step's implicit ones.
+for k in 1 2; do
+	/usr/bin/python3 - "$d/pool$k.csv" <<'PY'
+import sys
+rows = []
+for run in range(1, 21):
+    rows += ["perftest,ib_write_bw,pinned,4096,-,%d,1.0,Gb/s" % run,
+             "perftest,ib_write_bw,odp,4096,-,%d,%s,Gb/s" % (run, "0.95" if run <= 14 else "0.99"),
+             "steady,write-4096,pinned,2097152,-,%d,1000,us" % run,
+             "steady,write-4096,odp,2097152,-,%d,%d,us" % (run, 990 - run),
+             "steady,write-4096,odp,2097152,implicit,%d,2000,us" % run]
+open(sys.argv[1], "w").write("\n".join(rows) + "\n")
+PY
+done
+P=$TOP/bench/pool.py
+OUT=$(/usr/bin/python3 "$P" "$d/pool1.csv") || fail "pool.py of one run failed"
+grep -F "| perftest ib_write_bw 4 KiB |" <<<"$OUT" | grep -qF "| 20 | 0.95 | 0.95–0.99 | undecided" ||
+	{ echo "$OUT"; fail "pool.py: one run's case is not undecided at 0.95-0.99"; }
+OUT=$(/usr/bin/python3 "$P" "$d/pool1.csv" "$d/pool2.csv") || fail "pool.py of two runs failed"
+grep -F "| perftest ib_write_bw 4 KiB |" <<<"$OUT" | grep -qF "| 0.95 (20) | 0.95 (20) | 40 | 0.95 | 0.95–0.95 | not met |" ||
+	{ echo "$OUT"; fail "pool.py: the pooled case is not 'not met'"; }
+grep -F "| odp-bench write 4 KiB |" <<<"$OUT" | grep -qF "| 40 |" && grep -F "| odp-bench write 4 KiB |" <<<"$OUT" |
+	grep -qF "| met |" || { echo "$OUT"; fail "pool.py: the steady case took the implicit rows"; }
+/usr/bin/python3 "$P" --help | grep -F "usage: bench/pool.py" >/dev/null || fail "pool.py --help"
 echo "bench report: ok"
