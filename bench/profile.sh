@@ -10,6 +10,10 @@
 #           the faults run in the rxe_wq worker)
 #   steady  alternating passes over a warm pinned and a warm ODP MR (system-wide)
 #   inval   MADV_DONTNEED of 4 KiB pages, with and without an ODP MR
+#   atomic  odp-bench steady --atomic (pinned and ODP passes interleaved, a
+#           fetch-and-add every PROFILE_ATOMIC_CHUNKS: "4K 64K"; system-wide);
+#           DIR/atomic-share.txt: the share of all samples in ODP's own code
+#           and in the responder's atomic, pinned and ODP
 #   perftest  ib_send_bw 64 KiB and ib_write_bw 4 KiB (or PROFILE_PT_RUNS="PROG
 #           SIZE ITERATIONS,..."), pinned then --odp
 #           (system-wide, both sides in this guest); DIR/perftest-share.txt
@@ -46,7 +50,7 @@
 #           how the scheduler shares the vCPUs, where sched says only that
 #           it does so differently.
 set -uo pipefail
-OUT=${1:?usage: bench/profile.sh OUTDIR [reg|cold|steady|inval|perftest|faultcost|sched|wake ...]}
+OUT=${1:?usage: bench/profile.sh OUTDIR [reg|cold|steady|inval|atomic|perftest|faultcost|sched|wake ...]}
 shift
 CASES=${*:-reg cold steady inval}
 export TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -95,7 +99,24 @@ share() {
 		tee -a "$OUT/perftest-share.txt"
 	echo "  the workers' hottest symbols (samples, share of the workers'):" && head -12 "$OUT/$1-worker.txt"
 }
+# atomic_share TAG: in run TAG (pinned and ODP passes of atomics, interleaved),
+# the share of all samples in ODP's own code (self), and in the responder's
+# atomic with what it calls: rxe_mr_do_atomic_op for both kinds of MR, of
+# which rxe_odp_atomic_op is the ODP one's.
+atomic_share() {
+	local self children
+	self=$(perf report -i "$DATA/$1.data" --kallsyms "$DATA/kallsyms" --stdio --no-children \
+		--sort sym --percent-limit 0 -g none 2>/dev/null |
+		awk -v re="$ODP_SYMS" '$1 ~ /%$/ && $3 ~ re { s += $1 } END { printf "%.2f", s }')
+	children=$(perf report -i "$DATA/$1.data" --kallsyms "$DATA/kallsyms" --stdio --children \
+		--sort sym --percent-limit 0 -g none 2>/dev/null |
+		awk '$1 ~ /%$/ && ($4 == "rxe_mr_do_atomic_op" || $4 == "rxe_odp_atomic_op") { printf "%s %s ", $4, $1 }')
+	echo "$1: ODP functions (self) ${self}% of samples; the atomic (with callees): ${children:-none}" |
+		tee -a "$OUT/atomic-share.txt"
+}
 PKTS=/sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts
+# atomic case: the message columns of the fetch-and-adds (one every CHUNK)
+PROFILE_ATOMIC_CHUNKS=${PROFILE_ATOMIC_CHUNKS:-4K 64K}
 FC_PAIRS=${FC_PAIRS:-6} FC_HZ=999 FC_MIB=64
 # perftest case: "PROG SIZE ITERATIONS", comma-separated
 PROFILE_PT_RUNS=${PROFILE_PT_RUNS:-ib_send_bw 65536 3000,ib_write_bw 4096 6000}
@@ -234,6 +255,12 @@ for c in $CASES; do
 		--chunk 64K >"$OUT/steady.csv" && rep steady ;;
 	inval) perf record -q -g -o "$DATA/inval.data" -- odp-bench inval --size 32M --reps 2 --thp off \
 		>"$OUT/inval.csv" && rep inval ;;
+	atomic)
+		for chunk in $PROFILE_ATOMIC_CHUNKS; do
+			perf record -q -a -g -o "$DATA/atomic-$chunk.data" -- odp-bench steady --size 2M \
+				--reps 20 --chunk "$chunk" --atomic >"$OUT/atomic-$chunk.csv" &&
+				rep "atomic-$chunk" && atomic_share "atomic-$chunk"
+		done ;;
 	perftest)
 		: >"$OUT/perftest-share.txt"
 		IFS=, read -ra runs <<<"$PROFILE_PT_RUNS"
