@@ -20,7 +20,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in bench/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from report import (GOAL_STEADY, PT_BW, PT_LAT, Raw, ci_state, fmt, fmt_ci,  # noqa: E402
-                    fmt_size, median, paired_ratios, state_text)
+                    fmt_size, median, pt_pairs, state_text, steady_cases, steady_pairs)
 
 
 def cases(raws):
@@ -29,26 +29,15 @@ def cases(raws):
     for prog in PT_BW + PT_LAT:
         sizes = sorted({r["size"] for raw in raws for r in raw.get(sec="perftest", case=prog)})
         for size in sizes:
-            per = []
-            for raw in raws:
-                p = raw.by_run(sec="perftest", case=prog, mode="pinned", size=size)
-                o = raw.by_run(sec="perftest", case=prog, mode="odp", size=size)
-                # bandwidth ODP/pinned; latency pinned/ODP
-                per.append(paired_ratios(o, p) if prog in PT_LAT else paired_ratios(p, o))
+            per = [pt_pairs(raw, "perftest", prog, size, "odp")[2] for raw in raws]
             out.append(("perftest %s %s" % (prog, fmt_size(size)), per))
     steady = []
     for raw in raws:
-        for r in raw.get(sec="steady", tag="-"):
-            if r["mode"] == "odp" and not r["case"].endswith("error") and r["case"] not in steady:
-                steady.append(r["case"])
+        steady += [c for c in steady_cases(raw) if c not in steady]
     for case in steady:
-        per = []
-        for raw in raws:
-            p = raw.by_run(sec="steady", case=case, mode="pinned", tag="-")
-            o = raw.by_run(sec="steady", case=case, mode="odp", tag="-")
-            per.append(paired_ratios(o, p))  # pinned time / ODP time
         op, chunk = case.split("-", 1)
-        out.append(("odp-bench %s %s" % (op, fmt_size(int(chunk))), per))
+        out.append(("odp-bench %s %s" % (op, fmt_size(int(chunk))),
+                    [steady_pairs(raw, case)[2] for raw in raws]))
     return out
 
 

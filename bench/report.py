@@ -322,6 +322,35 @@ def paired_ratios(a, b, inverse=False):
     return out
 
 
+def pt_pairs(raw, sec, prog, size, mode):
+    """A perftest case's pinned and mode runs by run, and their per-pair
+    ratios of ODP's relative performance: bandwidth mode/pinned, latency
+    pinned/mode (> 1: ODP faster)."""
+    p = raw.by_run(sec=sec, case=prog, mode="pinned", size=size)
+    o = raw.by_run(sec=sec, case=prog, mode=mode, size=size)
+    return p, o, paired_ratios(p, o, inverse=prog in PT_LAT)
+
+
+# The steady step's rows are those with tag "-": the reg step's implicit-vs-
+# explicit pairs share the section, the case names and the run numbers (tag
+# "implicit"; section 2).
+def steady_cases(raw):
+    """The steady step's cases (write-4096, atomic-65536, ...) in run order."""
+    cases = []
+    for r in raw.get(sec="steady", tag="-"):
+        if r["case"] not in cases and r["mode"] in ("pinned", "odp") and not r["case"].endswith("error"):
+            cases.append(r["case"])
+    return cases
+
+
+def steady_pairs(raw, case):
+    """A steady case's pinned and ODP pass times by run, and the per-pair
+    ratios pinned time / ODP time (> 1: ODP faster)."""
+    p = raw.by_run(sec="steady", case=case, mode="pinned", tag="-")
+    o = raw.by_run(sec="steady", case=case, mode="odp", tag="-")
+    return p, o, paired_ratios(o, p)
+
+
 def best_ratio(num, den, higher_better=False):
     """Best result vs best result: for times (lower is better) min(den)/min(num),
     for throughput max(num)/max(den).  The best of several runs is the one
@@ -440,12 +469,9 @@ class Report:
         size), its summary row, and its pair ratios and goal state."""
         raw = self.raw
         lat = prog in PT_LAT
-        p = raw.by_run(sec=sec, case=prog, mode="pinned", size=size)
-        o = raw.by_run(sec=sec, case=prog, mode=mode, size=size)
+        p, o, rat = pt_pairs(raw, sec, prog, size, mode)
         unit = "µs" if lat else "Gb/s"
         odp_units = {r["unit"] for r in raw.get(sec=sec, case=prog, mode=mode, size=size)}
-        # ODP relative performance per pair: bandwidth ratio, or inverse latency ratio
-        rat = paired_ratios(p, o, inverse=lat)
         br = best_ratio(list(o.values()), list(p.values())) if lat else \
             best_ratio(list(o.values()), list(p.values()), higher_better=True)
         st = ci_state(rat, GOAL_STEADY)
@@ -543,20 +569,10 @@ class Report:
 
     def steady(self):
         raw = self.raw
-        cases = []
-        for r in raw.get(sec="steady"):
-            if r["tag"] != "-":  # implicit vs explicit ODP (section 2, reg)
-                continue
-            if r["case"] not in cases and r["mode"] in ("pinned", "odp") and not r["case"].endswith("error"):
-                cases.append(r["case"])
         rows, meds, states, counts, wrong = [], [], [], [], {}
-        for case in cases:
-            # tag "-" only: the reg step's implicit-vs-explicit rows share
-            # this section, case names and run numbers (tag "implicit")
-            p = raw.by_run(sec="steady", case=case, mode="pinned", tag="-")
-            o = raw.by_run(sec="steady", case=case, mode="odp", tag="-")
+        for case in steady_cases(raw):
+            p, o, rat = steady_pairs(raw, case)
             size = raw.get(sec="steady", case=case, tag="-")[0]["size"]
-            rat = paired_ratios(o, p)  # pinned time / odp time
             mr = median(rat)
             br = best_ratio(list(o.values()), list(p.values()))
             op, chunk = case.split("-", 1)
