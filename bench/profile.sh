@@ -79,14 +79,25 @@ ODP_SYMS='^(rxe_odp_|ib_umem_odp_|hmm_|mmu_interval_|rxe_mr_odp)'
 # loopback perftest is bound by it, not by the polling processes): their
 # samples per 1000 packets of the run, their share in ODP_SYMS, and their
 # hottest symbols (DIR/TAG-worker.txt).
+# odp_self TAG: the percentage of all samples of run TAG in ODP_SYMS (self)
+odp_self() {
+	perf report -i "$DATA/$1.data" --kallsyms "$DATA/kallsyms" --stdio --no-children \
+		--sort sym --percent-limit 0 -g none 2>/dev/null |
+		awk -v re="$ODP_SYMS" '$1 ~ /%$/ && $3 ~ re { s += $1 } END { printf "%.2f", s }'
+}
+# with_callees TAG SYM...: "SYM PERCENT " for each SYM with samples in run
+# TAG, its percentage of all samples counting what it calls (children)
+with_callees() {
+	local tag=$1
+	shift
+	perf report -i "$DATA/$tag.data" --kallsyms "$DATA/kallsyms" --stdio --children \
+		--sort sym --percent-limit 0 -g none 2>/dev/null |
+		awk -v syms=" $* " '$1 ~ /%$/ && index(syms, " " $4 " ") { printf "%s %s ", $4, $1 }'
+}
 share() {
 	local self children
-	self=$(perf report -i "$DATA/$1.data" --kallsyms "$DATA/kallsyms" --stdio --no-children \
-		--sort sym --percent-limit 0 -g none 2>/dev/null |
-		awk -v re="$ODP_SYMS" '$1 ~ /%$/ && $3 ~ re { s += $1 } END { printf "%.2f", s }')
-	children=$(perf report -i "$DATA/$1.data" --kallsyms "$DATA/kallsyms" --stdio --children \
-		--sort sym --percent-limit 0 -g none 2>/dev/null |
-		awk '$1 ~ /%$/ && ($4 == "rxe_mr_copy" || $4 == "rxe_odp_mr_copy") { printf "%s %s ", $4, $1 }')
+	self=$(odp_self "$1")
+	children=$(with_callees "$1" rxe_mr_copy rxe_odp_mr_copy)
 	perf report -i "$DATA/$1.data" --kallsyms "$DATA/kallsyms" --stdio --no-children -n \
 		--sort comm,sym --percent-limit 0 -g none 2>/dev/null |
 		awk '$1 ~ /%$/ && $3 ~ /^kworker/ { n[$5] += $2; t += $2 }
@@ -105,12 +116,8 @@ share() {
 # which rxe_odp_atomic_op is the ODP one's.
 atomic_share() {
 	local self children
-	self=$(perf report -i "$DATA/$1.data" --kallsyms "$DATA/kallsyms" --stdio --no-children \
-		--sort sym --percent-limit 0 -g none 2>/dev/null |
-		awk -v re="$ODP_SYMS" '$1 ~ /%$/ && $3 ~ re { s += $1 } END { printf "%.2f", s }')
-	children=$(perf report -i "$DATA/$1.data" --kallsyms "$DATA/kallsyms" --stdio --children \
-		--sort sym --percent-limit 0 -g none 2>/dev/null |
-		awk '$1 ~ /%$/ && ($4 == "rxe_mr_do_atomic_op" || $4 == "rxe_odp_atomic_op") { printf "%s %s ", $4, $1 }')
+	self=$(odp_self "$1")
+	children=$(with_callees "$1" rxe_mr_do_atomic_op rxe_odp_atomic_op)
 	echo "$1: ODP functions (self) ${self}% of samples; the atomic (with callees): ${children:-none}" |
 		tee -a "$OUT/atomic-share.txt"
 }
