@@ -199,7 +199,7 @@ planted_run() {
 				echo "NOT FLAGGED (real $s report): /$re/ $n times, not $PLANT_KASAN_RUNS"
 				missing=1 lost=1
 			elif [ "$n" -gt 0 ]; then
-				[ "$s" = kasan ] && s="kasan ($n of $n plants)"
+				[ "$s" = kasan ] && s="kasan ($n of $PLANT_KASAN_RUNS plants)"
 				echo "ok: $kernel kernel: real $s report flagged: $(grep -E -m1 "$re" <<<"$real")"
 			else
 				echo "NOT FLAGGED (real $s report): /$re/"

@@ -52,7 +52,7 @@ static void plant_kasan(void)
 		p = NULL;
 	}
 	if (!p) {
-		pr_warn("rxe_plant: kasan: every allocation was KFENCE's\n");
+		pr_warn("rxe_plant: kasan: no allocation outside KFENCE\n");
 		return;
 	}
 	kfree(p);
